@@ -3,7 +3,10 @@
 import pg from 'pg';
 import { AppError, unavailable } from '../errors.ts';
 
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+/** A pool, a transaction's client or our Database: anything that runs a parameterised query. */
+export interface Queryable {
+  query<T extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
+}
 
 export interface Database {
   pool: pg.Pool;

@@ -61,7 +61,7 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(baseUrl + pathname, { method, headers, body });
+  const response = await fetch(baseUrl + pathname, { method, headers, body: body as BodyInit | undefined });
   const text = await response.text();
   let parsed: unknown = text;
   try {
