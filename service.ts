@@ -9,14 +9,22 @@ import { createDatabase } from './lib/postgres/database.ts';
 import { startEmbeddedPostgres } from './lib/postgres/embedded.ts';
 import { migrate } from './lib/postgres/migrate.ts';
 import { readJwtSecret } from './lib/instance-settings.ts';
+import { createAnalyticsStore, type AnalyticsStore } from './lib/analytics/store.ts';
+import { GroupCommitLog } from './lib/event-log/group-commit.ts';
+import { analyticsLoader } from './lib/event-log/analytics-loader.ts';
+import type { EventLog } from './lib/event-log/types.ts';
+import { registerSignalAgent } from './lib/registry/auto-register.ts';
 import { createAccessTokens } from './api/auth/access-tokens.ts';
 import { createGuard } from './api/auth/guard.ts';
 import { apiRoutes } from './api/routes.ts';
+import { startIngestTier } from './ingest/ingest-tier.ts';
+import { beaconRoute } from './ingest/beacon.ts';
 
 export interface RunningService {
   /** The HTTP port, or undefined when this process serves no HTTP (workers only). */
   port?: number;
   databaseUrl: string;
+  analytics?: AnalyticsStore;
   stop(): Promise<void>;
 }
 
@@ -36,25 +44,61 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     stops.push(() => db.close());
     const applied = await migrate(db);
     if (applied.length > 0) logger.info('PostgreSQL migrations applied', { applied });
-
     const checks: HealthCheck[] = [{ name: 'postgres', check: async () => ({ up: await db.ping() }) }];
+
+    // chDB belongs to one process: open the store only where a role reads or loads it.
+    const needsAnalytics = config.roles.has('api') || config.roles.has('workers') || (config.roles.has('ingest') && !config.kafkaBrokers);
+    let analytics: AnalyticsStore | undefined;
+    if (needsAnalytics) {
+      const store = createAnalyticsStore({ clickhouseUrl: config.clickhouseUrl, dataDir: config.dataDir, database: config.clickhouseUrl ? undefined : config.clickhouseDatabase, logger });
+      await store.start();
+      stops.push(() => store.stop());
+      checks.push({ name: 'analytics', check: async () => ({ up: await store.ping(), details: { backend: store.backend } }) });
+      analytics = store;
+    }
+
     const router = new Router();
     router.add(healthRoute(checks, [...config.roles]));
 
+    if (config.roles.has('ingest')) {
+      const log = await startEventLog(config, logger, analytics);
+      stops.push(() => log.stop());
+      checks.push({ name: 'event_log', check: () => log.health() });
+      const ingest = await startIngestTier({ config, logger, db, log, registerAgent: registerSignalAgent });
+      stops.push(() => ingest.stop());
+      router.addAll(ingest.routes);
+      router.add(beaconRoute({ db, onAgentChanged: (agent) => ingest.directory.remember(agent) }));
+    }
+
     if (config.roles.has('api')) {
       const tokens = createAccessTokens(await readJwtSecret(db));
-      router.addAll(apiRoutes({ config, logger, db, tokens, guard: createGuard(tokens) }));
+      router.addAll(apiRoutes({ config, logger, db, tokens, guard: createGuard(tokens), analytics: analytics!, now: () => new Date() }));
     }
 
     let port: number | undefined;
     if (config.roles.has('api') || config.roles.has('ingest')) {
       const http = new HttpServer({ host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, accessLog: config.accessLog, logger, router });
       port = await http.start();
+      // Stopped first (stops run in reverse): no new requests while the log drains.
       stops.push(() => http.stop(config.shutdownTimeoutMs));
     }
-    return { port, databaseUrl, stop: stopAll };
+    return { port, databaseUrl, analytics, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+async function startEventLog(config: Config, logger: Logger, analytics: AnalyticsStore | undefined): Promise<EventLog> {
+  if (config.kafkaBrokers) throw new Error('KAFKA_BROKERS is set but the Kafka event log is not built yet');
+  if (!analytics) throw new Error('the embedded event log needs the analytics store');
+  const log = new GroupCommitLog({
+    loader: analyticsLoader(analytics),
+    batchMaxEvents: config.ingestBatchMaxEvents,
+    batchIntervalMs: config.ingestBatchIntervalMs,
+    queueMaxEvents: config.ingestQueueMaxEvents,
+    logger,
+  });
+  await log.start();
+  return log;
 }

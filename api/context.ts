@@ -1,4 +1,5 @@
 // What every api route module receives. Built once in service.ts.
+import type { AnalyticsStore } from '../lib/analytics/store.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
@@ -11,4 +12,7 @@ export interface ApiContext {
   db: Database;
   tokens: AccessTokens;
   guard: Guard;
+  analytics: AnalyticsStore;
+  /** The clock of date windows; tests may pin it. */
+  now(): Date;
 }

@@ -1,7 +1,11 @@
 // Every Bearer route and the auth routes of the api tier.
 import type { Route } from '../lib/http/types.ts';
 import type { ApiContext } from './context.ts';
+import { costRoutes } from './analytics/cost-routes.ts';
+import { qualityRoutes } from './analytics/quality-routes.ts';
+import { authRoutes } from './auth/routes.ts';
+import { serviceAccountRoutes } from './service-accounts/routes.ts';
 
-export function apiRoutes(_ctx: ApiContext): Route[] {
-  return [];
+export function apiRoutes(ctx: ApiContext): Route[] {
+  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx)];
 }

@@ -73,7 +73,7 @@ export class Connection {
       return;
     }
     const bodyStart = headEnd + 4;
-    const head = buf.latin1Slice(0, headEnd);
+    const head = buf.toString('latin1', 0, headEnd);
     const status = Number(head.slice(9, 12));
     if (!head.startsWith('HTTP/1.') || !(status >= 100)) return this.fail('parse');
     const total = messageLength(head, buf, bodyStart);

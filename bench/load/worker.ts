@@ -25,6 +25,8 @@ export interface WorkerConfig {
 export interface WorkerResult {
   worker: number;
   hist: SerializedHistogram;
+  /** Rate mode: latency from the actual send (not CO-corrected), to show the generator's own delay. */
+  serviceHist?: SerializedHistogram;
   /** Answers in the measured window by HTTP status. */
   statuses: Record<string, number>;
   errors: Record<string, number>;
@@ -50,6 +52,7 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
   const build = compileRequest(cfg.spec, cfg.worker);
   const conns = Array.from({ length: cfg.connections }, () => new Connection({ ...hostPort(cfg.spec.url), timeoutMs: cfg.timeoutMs }));
   const hist = new Histogram();
+  const serviceHist = new Histogram();
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const t0 = performance.now();
@@ -75,7 +78,7 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
     }
   };
 
-  const account = (o: Outcome, start: number, now: number) => {
+  const account = (o: Outcome, start: number, sentAt: number, now: number) => {
     if (start < tMeasure || start >= tEnd) return; // warm-up, or started after the end
     if (o.error) {
       errors[o.error] = (errors[o.error] ?? 0) + 1;
@@ -83,6 +86,7 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
     }
     statuses[o.status] = (statuses[o.status] ?? 0) + 1;
     hist.record((now - start) * 1000);
+    if (cfg.mode === 'rate') serviceHist.record((now - sentAt) * 1000);
   };
 
   // Ring buffer of intended start times waiting for a free connection (rate mode).
@@ -98,7 +102,7 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
     const start = intended ?? sentAt;
     c.send(build(n++), (o) => {
       const now = performance.now();
-      account(o, start, now);
+      account(o, start, sentAt, now);
       markWindow(now);
       const next = () => {
         if (cfg.mode === 'max') {
@@ -150,7 +154,8 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
   await drain(conns, cfg.timeoutMs);
   markWindow(Math.max(performance.now(), tEnd));
   for (const c of conns) c.close();
-  return { worker: cfg.worker, hist: hist.serialize(), statuses, errors, unsent, windowS: cfg.durationS, cpuS };
+  const service = cfg.mode === 'rate' ? serviceHist.serialize() : undefined;
+  return { worker: cfg.worker, hist: hist.serialize(), serviceHist: service, statuses, errors, unsent, windowS: cfg.durationS, cpuS };
 }
 
 /** Waits for in-flight requests, at most `timeoutMs` (they time out on their own by then). */

@@ -3,6 +3,8 @@
 // match the serializers of @opentelemetry/otlp-transformer, which the tests use to build input.
 // Unknown fields, and known fields with an unexpected wire type, are skipped as proto3 requires.
 import protobuf from 'protobufjs/minimal.js';
+import { AppError } from '../errors.ts';
+import { undecodable } from './decode-body.ts';
 
 export type Reader = protobuf.Reader;
 
@@ -36,6 +38,14 @@ export function readFixed64(r: Reader, bytes: Buffer): bigint {
   return bytes.readBigUInt64LE(at);
 }
 
+/** An int64 varint: a number when exact, else a BigInt (rare: beyond 2^53). */
+function readInt64(r: Reader): number | bigint {
+  const { low, high } = r.int64();
+  const n = high * 0x1_0000_0000 + (low >>> 0);
+  if (Number.isSafeInteger(n)) return n;
+  return BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0));
+}
+
 /** The text form of an AnyValue, and its number when it was an int or a double. */
 export interface ValueOut {
   text: string;
@@ -53,9 +63,9 @@ export function readAnyValue(r: Reader, end: number, out: ValueOut): void {
     if (field === 1 && wire === WIRE_LEN) out.text = r.string();
     else if (field === 2 && wire === WIRE_VARINT) out.text = r.bool() ? 'true' : 'false';
     else if (field === 3 && wire === WIRE_VARINT) {
-      const long = r.int64();
-      out.text = long.toString();
-      out.num = long.toNumber();
+      const n = readInt64(r);
+      out.num = typeof n === 'bigint' ? Number(n) : n;
+      out.text = String(n);
     } else if (field === 4 && wire === WIRE_FIXED64) {
       out.num = r.double();
       out.text = String(out.num);
@@ -79,9 +89,8 @@ function readAnyValueJs(r: Reader, end: number, depth: number): unknown {
     if (field === 1 && wire === WIRE_LEN) value = r.string();
     else if (field === 2 && wire === WIRE_VARINT) value = r.bool();
     else if (field === 3 && wire === WIRE_VARINT) {
-      const long = r.int64();
-      const n = long.toNumber();
-      value = Number.isSafeInteger(n) ? n : long.toString();
+      const n = readInt64(r);
+      value = typeof n === 'bigint' ? n.toString() : n;
     } else if (field === 4 && wire === WIRE_FIXED64) value = r.double();
     else if (field === 5 && wire === WIRE_LEN) value = readArray(r, lengthEnd(r), depth + 1);
     else if (field === 6 && wire === WIRE_LEN) value = readKvList(r, lengthEnd(r), depth + 1);
@@ -145,4 +154,16 @@ export function readKeyValue(r: Reader, end: number, out: ValueOut): string {
   }
   expectEnd(r, end);
   return key;
+}
+
+/**
+ * Bad wire data surfaces from the reader as RangeError or Error ("invalid wire type"); TypeError
+ * and the like are our bugs and stay 500s.
+ */
+export function asUndecodable(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof RangeError || (error instanceof Error && error.constructor === Error)) {
+    return undecodable(`The request body is not a valid OTLP protobuf message: ${error.message}`, error);
+  }
+  return error;
 }

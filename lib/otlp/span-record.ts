@@ -161,18 +161,35 @@ export const statusCode = (n: number): SpanStatusCode => STATUS[n] ?? 'UNSET';
 
 const NS_PER_S = 1_000_000_000n;
 
-/** uint64 Unix nanoseconds → `YYYY-MM-DD hh:mm:ss.nnnnnnnnn` (UTC), exact to the nanosecond. */
-export function nanosToDateTime64(ns: bigint): string {
-  const seconds = ns / NS_PER_S;
-  const fraction = Number(ns - seconds * NS_PER_S);
-  const iso = new Date(Number(seconds) * 1000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${String(fraction).padStart(9, '0')}`;
+/**
+ * uint64 Unix nanoseconds → `YYYY-MM-DD hh:mm:ss.nnnnnnnnn` (UTC), exact to the nanosecond.
+ * Formatting the date is most of the cost and the spans of one export mostly share their
+ * seconds, so the last two second prefixes are kept (one formatter per request).
+ */
+export class DateTime64Formatter {
+  private lastSeconds = -1n;
+  private lastPrefix = '';
+  private olderSeconds = -1n;
+  private olderPrefix = '';
+
+  format(ns: bigint): string {
+    const seconds = ns / NS_PER_S;
+    const fraction = String(Number(ns - seconds * NS_PER_S)).padStart(9, '0');
+    if (seconds === this.lastSeconds) return this.lastPrefix + fraction;
+    if (seconds === this.olderSeconds) return this.olderPrefix + fraction;
+    const iso = new Date(Number(seconds) * 1000).toISOString();
+    this.olderSeconds = this.lastSeconds;
+    this.olderPrefix = this.lastPrefix;
+    this.lastSeconds = seconds;
+    this.lastPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+    return this.lastPrefix + fraction;
+  }
 }
 
 /** Sets start/end/duration from nanosecond timestamps (0 when absent). */
-export function setTimes(rec: SpanRecord, start: bigint, end: bigint): void {
-  rec.start_time = nanosToDateTime64(start);
-  rec.end_time = nanosToDateTime64(end);
+export function setTimes(rec: SpanRecord, start: bigint, end: bigint, time: DateTime64Formatter): void {
+  rec.start_time = time.format(start);
+  rec.end_time = time.format(end);
   rec.duration_ms = end > start ? Number(end - start) / 1e6 : 0;
 }
 

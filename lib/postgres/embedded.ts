@@ -41,6 +41,27 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   };
 }
 
+/**
+ * The address of an embedded PostgreSQL that another process (a running service) already
+ * serves from `dataDir`, or undefined when none runs. postmaster.pid names the server's pid on
+ * its first line and its port on its fourth. Used by tools (scripts/setup.ts) that must share
+ * the server rather than start a second one, which would stop the service's.
+ */
+export async function findRunningEmbeddedPostgres(dataDir: string): Promise<string | undefined> {
+  let lines: string[];
+  let password: string;
+  try {
+    lines = (await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+    password = (await fs.readFile(path.join(dataDir, 'postgres-password'), 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !Number.isInteger(port) || port <= 0) return undefined;
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
 async function readOrCreatePassword(file: string): Promise<string> {
   try {
     return (await fs.readFile(file, 'utf8')).trim();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseConfig } from '../../lib/config.ts';
 import { createLogger } from '../../lib/log.ts';
 import { createDatabase, type Database } from '../../lib/postgres/database.ts';
+import type { AnalyticsStore } from '../../lib/analytics/store.ts';
 import { startService } from '../../service.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -14,6 +15,8 @@ export interface TestService {
   db: Database;
   dataDir: string;
   databaseUrl: string;
+  /** The service's own analytics store (same process), for checking what was stored. */
+  analytics?: AnalyticsStore;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     db,
     dataDir,
     databaseUrl,
+    analytics: service.analytics,
     async stop() {
       await db.close();
       await service.stop();

@@ -1,6 +1,8 @@
 // Signatures of agent frameworks: how each one shows up in imports (per language), in
 // dependency manifests and in its own configuration files. Patterns are line-bound (no match
-// spans a newline) so that every match has one evidence line.
+// spans a newline) so that every match has one evidence line. Imports are matched on the
+// module name that imports.ts reads from each import line: one pass per file, whatever the
+// number of frameworks.
 import type { FrameworkId } from './types.ts';
 
 export interface FrameworkSignature {
@@ -10,10 +12,16 @@ export interface FrameworkSignature {
    * imports LangChain, Mastra uses the Vercel AI SDK model providers) rank above them.
    */
   priority: number;
-  python: RegExp[];
-  js: RegExp[];
-  csharp: RegExp[];
-  java: RegExp[];
+  /** Tested against the module of a Python import (`langchain_openai.chat_models`). */
+  python?: RegExp;
+  /** When set, the Python import line must also bring in one of these names. */
+  pythonNames?: RegExp;
+  /** Tested against the specifier of an ES import or require (`@mastra/core/agent`). */
+  js?: RegExp;
+  /** Tested against the namespace of a C# `using`. */
+  csharp?: RegExp;
+  /** Tested against the package of a Java/Kotlin import. */
+  java?: RegExp;
   /** Dependency names in requirements.txt, pyproject.toml, package.json, .csproj, pom.xml, ... */
   dependencies: RegExp[];
   /** Framework-specific configuration files; a match counts like an import. */
@@ -29,29 +37,9 @@ export interface ConfigSignature {
   evidence: RegExp;
 }
 
-// `from MOD[.sub] import ...` or `import MOD[.sub]`; the optional quote serves notebooks
-// (.ipynb keeps source lines as JSON strings).
-function py(mod: string): RegExp {
-  return new RegExp(
-    `^[ \\t]*"?[ \\t]*(?:from[ \\t]+(?:${mod})(?:\\.[\\w.]+)?[ \\t]+import\\b[^\\n]*|import[ \\t]+(?:${mod})(?:\\.[\\w.]+)?(?=[ \\t,;"]|\\\\n|$)[^\\n]*)`,
-    'gm',
-  );
-}
-
-// ES import, re-export, dynamic import or require of PKG or PKG/subpath.
-function js(pkg: string): RegExp {
-  return new RegExp(
-    `(?:\\bfrom[ \\t]*|\\brequire\\([ \\t]*|\\bimport\\([ \\t]*|^[ \\t]*import[ \\t]+)['"](?:${pkg})(?:/[^'"\\n]*)?['"]`,
-    'gm',
-  );
-}
-
-function cs(ns: string): RegExp {
-  return new RegExp(`^[ \\t]*(?:global[ \\t]+)?using[ \\t]+(?:static[ \\t]+)?(?:${ns})\\b[^\\n]*`, 'gm');
-}
-
-function java(pkg: string): RegExp {
-  return new RegExp(`^[ \\t]*import[ \\t]+(?:static[ \\t]+)?(?:${pkg})\\.[^\\n]*`, 'gm');
+// Module matchers: the name itself or the name followed by a submodule.
+function mod(name: string, separator = '\\.'): RegExp {
+  return new RegExp(`^(?:${name})(?:${separator}|$)`);
 }
 
 // A pip name in requirements/pyproject/Pipfile/setup.py: at a line start or quoted, followed
@@ -74,30 +62,26 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
   {
     id: 'LANGGRAPH',
     priority: 60,
-    python: [py('langgraph(?:_\\w+)?')],
-    js: [js('@langchain/langgraph(?:-[\\w-]+)?')],
-    csharp: [],
-    java: [java('org\\.bsc\\.langgraph4j')],
+    python: mod('langgraph(?:_\\w+)?'),
+    js: mod('@langchain/langgraph(?:-[\\w-]+)?', '/'),
+    java: mod('org\\.bsc\\.langgraph4j'),
     dependencies: [pip('langgraph(?:-[\\w-]+)?'), npm('@langchain/langgraph')],
     config: [{ fileName: /^langgraph\.json$/, requireAll: [/"graphs"[ \t]*:/], evidence: /"graphs"[ \t]*:/ }],
   },
   {
     id: 'LANGCHAIN',
     priority: 10,
-    python: [py('langchain(?:_\\w+)?')],
-    js: [js('langchain'), js('@langchain/(?!langgraph)[\\w-]+')],
-    csharp: [cs('LangChain')],
-    java: [java('dev\\.langchain4j')],
+    python: mod('langchain(?:_\\w+)?'),
+    js: mod('langchain|@langchain/(?!langgraph)[\\w-]+', '/'),
+    csharp: mod('LangChain'),
+    java: mod('dev\\.langchain4j'),
     dependencies: [pip('langchain(?:[-_][\\w-]+)?'), npm('langchain|@langchain/core'), pkgRef('langchain4j|LangChain\\.')],
     config: [],
   },
   {
     id: 'CREWAI',
     priority: 50,
-    python: [py('crewai(?:_tools)?')],
-    js: [],
-    csharp: [],
-    java: [],
+    python: mod('crewai(?:_tools)?'),
     dependencies: [pip('crewai(?:\\[[\\w,]+\\])?|crewai-tools')],
     // CrewAI projects describe agents in config/agents.yaml: role, goal and backstory.
     config: [
@@ -111,10 +95,8 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
   {
     id: 'AUTOGEN',
     priority: 50,
-    python: [py('autogen(?:_agentchat|_ext|_core)?|ag2')],
-    js: [],
-    csharp: [cs('AutoGen|Microsoft\\.AutoGen')],
-    java: [],
+    python: mod('autogen(?:_agentchat|_ext|_core)?|ag2'),
+    csharp: mod('AutoGen|Microsoft\\.AutoGen'),
     dependencies: [pip('pyautogen|ag2|autogen-agentchat|autogen-ext|autogen-core|autogen'), pkgRef('AutoGen|Microsoft\\.AutoGen')],
     // AutoGen's OAI_CONFIG_LIST and AutoGen Studio component files.
     config: [
@@ -125,10 +107,8 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
   {
     id: 'LLAMAINDEX',
     priority: 40,
-    python: [py('llama_index')],
-    js: [js('llamaindex|@llamaindex/[\\w-]+')],
-    csharp: [],
-    java: [],
+    python: mod('llama_index'),
+    js: mod('llamaindex|@llamaindex/[\\w-]+', '/'),
     dependencies: [pip('llama[-_]index(?:-[\\w-]+)?'), npm('llamaindex')],
     config: [],
   },
@@ -137,22 +117,18 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
     priority: 50,
     // The package `openai-agents` is imported as `agents`; a bare `agents` module is common in
     // user code, so it counts only when it brings in the SDK's own names.
-    python: [
-      /^[ \t]*"?[ \t]*from[ \t]+agents(?:\.[\w.]+)?[ \t]+import[ \t][^\n]*\b(?:Agent|Runner|function_tool|handoff|WebSearchTool|ModelSettings)\b[^\n]*/gm,
-    ],
-    js: [js('@openai/agents(?:-[\\w-]+)?')],
-    csharp: [],
-    java: [],
+    python: mod('agents'),
+    pythonNames: /\bimport\b.*\b(?:Agent|Runner|function_tool|handoff|WebSearchTool|ModelSettings)\b/,
+    js: mod('@openai/agents(?:-[\\w-]+)?', '/'),
     dependencies: [pip('openai-agents'), npm('@openai/agents')],
     config: [],
   },
   {
     id: 'SEMANTIC_KERNEL',
     priority: 40,
-    python: [py('semantic_kernel')],
-    js: [],
-    csharp: [cs('Microsoft\\.SemanticKernel')],
-    java: [java('com\\.microsoft\\.semantickernel')],
+    python: mod('semantic_kernel'),
+    csharp: mod('Microsoft\\.SemanticKernel'),
+    java: mod('com\\.microsoft\\.semantickernel'),
     dependencies: [pip('semantic-kernel'), pkgRef('Microsoft\\.SemanticKernel|semantickernel|semantic-kernel')],
     // Prompt-function config.json / YAML templates carry execution_settings.
     config: [
@@ -163,10 +139,7 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
   {
     id: 'HAYSTACK',
     priority: 40,
-    python: [py('haystack(?:_integrations|_experimental)?')],
-    js: [],
-    csharp: [],
-    java: [],
+    python: mod('haystack(?:_integrations|_experimental)?'),
     dependencies: [pip('haystack-ai|farm-haystack|[\\w-]+-haystack')],
     // Serialised Haystack pipelines name their component classes.
     config: [{ fileName: /\.ya?ml$/, requireAll: [/type:[ \t]*haystack(?:_integrations)?\./], evidence: /type:[ \t]*haystack(?:_integrations)?\.[^\n]*/ }],
@@ -174,50 +147,37 @@ export const FRAMEWORKS: readonly FrameworkSignature[] = [
   {
     id: 'PYDANTIC_AI',
     priority: 40,
-    python: [py('pydantic_ai')],
-    js: [],
-    csharp: [],
-    java: [],
+    python: mod('pydantic_ai'),
     dependencies: [pip('pydantic-ai(?:-slim)?')],
     config: [],
   },
   {
     id: 'MASTRA',
     priority: 50,
-    python: [],
-    js: [js('@mastra/[\\w-]+|mastra')],
-    csharp: [],
-    java: [],
+    js: mod('@mastra/[\\w-]+|mastra', '/'),
     dependencies: [npm('@mastra/core|mastra')],
     config: [],
   },
   {
     id: 'VERCEL_AI_SDK',
     priority: 20,
-    python: [],
-    js: [js('ai|@ai-sdk/[\\w-]+')],
-    csharp: [],
-    java: [],
+    js: mod('ai|@ai-sdk/[\\w-]+', '/'),
     dependencies: [npm('ai|@ai-sdk/[\\w-]+')],
     config: [],
   },
   {
     id: 'GOOGLE_ADK',
     priority: 50,
-    python: [py('google\\.adk')],
-    js: [js('@google/adk')],
-    csharp: [],
-    java: [java('com\\.google\\.adk')],
+    python: mod('google\\.adk'),
+    js: mod('@google/adk', '/'),
+    java: mod('com\\.google\\.adk'),
     dependencies: [pip('google-adk'), npm('@google/adk'), pkgRef('google-adk|com\\.google\\.adk')],
     config: [],
   },
   {
     id: 'SMOLAGENTS',
     priority: 50,
-    python: [py('smolagents')],
-    js: [],
-    csharp: [],
-    java: [],
+    python: mod('smolagents'),
     dependencies: [pip('smolagents(?:\\[[\\w,-]+\\])?')],
     config: [],
   },

@@ -90,9 +90,9 @@ export function looksLikeModel(value: string): boolean {
 /** Client classes, SDK modules and integration packages that call a provider. */
 export const PROVIDER_HINTS: ReadonlyArray<{ provider: string; pattern: RegExp }> = [
   { provider: 'AZURE_OPENAI', pattern: /\b(?:AzureChatOpenAI|AzureOpenAI\w*|AzureChatCompletion|AddAzureOpenAIChatCompletion|AzureOpenAIChatGenerator)\b|@ai-sdk\/azure\b/g },
-  { provider: 'OPENAI', pattern: /\b(?:langchain_openai|ChatOpenAI|OpenAIChatCompletionClient|OpenAIServerModel|OpenAIChatGenerator|OpenAIChatCompletion|AddOpenAIChatCompletion|OpenAIModel|OpenAIResponsesModel)\b|^[ \t]*(?:from[ \t]+openai[ \t]+import|import[ \t]+openai\b)|@ai-sdk\/openai\b|['"]openai['"]/gm },
-  { provider: 'ANTHROPIC', pattern: /\b(?:langchain_anthropic|ChatAnthropic|AnthropicModel|AnthropicChatGenerator|AnthropicChatCompletionClient|AnthropicChatCompletion)\b|^[ \t]*(?:from[ \t]+anthropic[ \t]+import|import[ \t]+anthropic\b)|@ai-sdk\/anthropic\b|@anthropic-ai\/sdk\b/gm },
-  { provider: 'GOOGLE', pattern: /\b(?:langchain_google_genai|ChatGoogleGenerativeAI|ChatVertexAI|GeminiModel|GoogleModel|GoogleAIGeminiChatGenerator|GoogleAIGeminiChatCompletion)\b|\bgoogle\.genai\b|\bgoogle\.generativeai\b|^[ \t]*from[ \t]+google[ \t]+import[ \t]+genai\b|@ai-sdk\/google(?:-vertex)?\b/gm },
+  { provider: 'OPENAI', pattern: /\b(?:langchain_openai|ChatOpenAI|OpenAIChatCompletionClient|OpenAIServerModel|OpenAIChatGenerator|OpenAIChatCompletion|AddOpenAIChatCompletion|OpenAIModel|OpenAIResponsesModel)\b|\bfrom[ \t]+openai[ \t]+import\b|\bimport[ \t]+openai\b|@ai-sdk\/openai\b|['"]openai['"]/gm },
+  { provider: 'ANTHROPIC', pattern: /\b(?:langchain_anthropic|ChatAnthropic|AnthropicModel|AnthropicChatGenerator|AnthropicChatCompletionClient|AnthropicChatCompletion)\b|\bfrom[ \t]+anthropic[ \t]+import\b|\bimport[ \t]+anthropic\b|@ai-sdk\/anthropic\b|@anthropic-ai\/sdk\b/g },
+  { provider: 'GOOGLE', pattern: /\b(?:langchain_google_genai|ChatGoogleGenerativeAI|ChatVertexAI|GeminiModel|GoogleModel|GoogleAIGeminiChatGenerator|GoogleAIGeminiChatCompletion)\b|\bgoogle\.genai\b|\bgoogle\.generativeai\b|\bfrom[ \t]+google[ \t]+import[ \t]+genai\b|@ai-sdk\/google(?:-vertex)?\b/g },
   { provider: 'MISTRAL', pattern: /\b(?:langchain_mistralai|ChatMistralAI|MistralModel|MistralAI|MistralChatGenerator)\b|@ai-sdk\/mistral\b/g },
   { provider: 'COHERE', pattern: /\b(?:langchain_cohere|ChatCohere|CohereChatGenerator|CohereModel)\b|@ai-sdk\/cohere\b/g },
   { provider: 'GROQ', pattern: /\b(?:langchain_groq|ChatGroq|GroqModel)\b|@ai-sdk\/groq\b/g },

@@ -20,6 +20,11 @@ export type EvidenceKind = 'framework' | 'dependency' | 'agent_name' | 'model' |
 
 export interface Evidence {
   kind: EvidenceKind;
+  /**
+   * What the match means: the framework id (framework, dependency), the agent name, the model
+   * name (unprefixed), the provider, the key variable's name, or the personal-data category.
+   */
+  value: string;
   /** POSIX path relative to the scanned folder. */
   file: string;
   /** 1-based line of the match. */
