@@ -10,7 +10,7 @@ export const LIMITS = {
 } as const;
 
 const Id = Type.String({ minLength: 1, maxLength: LIMITS.idLength });
-const Uuid = Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
 const TokenCount = Type.Integer({ minimum: 0, maximum: 100_000_000 });
 /** Decimal numbers carried as strings (spec: expected, actual, delta). */
 const DecimalText = Type.String({ maxLength: 64, pattern: '^-?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?$' });
