@@ -10,7 +10,7 @@ import { CostEventSchema, QualitySignalSchema, type QualitySignal } from '../sch
 import type { AgentDirectory, DirectoryAgent } from './agent-directory.ts';
 import { BATCH_CONTENT_TYPES, readBatch } from './batch-body.ts';
 import type { CostContext } from './cost-context.ts';
-import { prepareCost, prepareSignal, type PreparedCost, type PreparedSignal } from './records.ts';
+import { occurredAt, prepareCost, prepareSignal, type PreparedCost, type PreparedSignal } from './records.ts';
 
 export interface WriteEndpointDeps {
   directory: AgentDirectory;
@@ -31,8 +31,11 @@ export function writeEndpointRoutes(deps: WriteEndpointDeps): Route[] {
   const resolveOrRegister = async (textualId: string): Promise<DirectoryAgent> =>
     deps.directory.resolve(textualId) ?? (await deps.registerAgent(textualId));
 
-  const signalFrom = async (body: QualitySignal, receivedAt: Date): Promise<PreparedSignal> =>
-    prepareSignal(body, await resolveOrRegister(body.agent_id), deps.costs.current, receivedAt);
+  const signalFrom = async (body: QualitySignal, receivedAt: Date): Promise<PreparedSignal> => {
+    // Every rule is checked before an unknown agent is registered: a refused signal stores nothing.
+    occurredAt(body.occurred_at, receivedAt);
+    return prepareSignal(body, await resolveOrRegister(body.agent_id), deps.costs.current, receivedAt);
+  };
 
   const costFrom = (value: unknown, receivedAt: Date): PreparedCost => {
     const body = costValidator.parse(value);
