@@ -11,6 +11,7 @@ import {
   scanSourceFoldersWithStats,
   type FoundCodeAgent,
 } from '../workers/discovery/code-scanner/index.ts';
+import { redact } from '../workers/discovery/code-scanner/extractors.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'code-scan');
 
@@ -129,6 +130,14 @@ describe('code scanner over the sample projects', () => {
     expect(adk.evidence).toContainEqual({ kind: 'api_key', value: 'GOOGLE_API_KEY', file: 'google-adk-travel/travel_agent/.env', line: 2, match: 'GOOGLE_API_KEY' });
   });
 
+  it('redacts secrets written inline before a line becomes evidence', () => {
+    const line = 'from openai import OpenAI; client = OpenAI(api_key="sk-proj-abcdefghijklmnop1234", token=hf_abcdefghijkl)';
+    const out = redact(line);
+    expect(out).not.toContain('abcdefghijklmnop1234');
+    expect(out).not.toContain('hf_abcdefghijkl');
+    expect(out).toContain('from openai import OpenAI');
+  });
+
   it('finds nothing in the plain Flask app scanned on its own', async () => {
     const result = await scanSourceFoldersWithStats([path.join(FIXTURES, 'no-agent-flask')]);
     expect(result.stats.files_scanned).toBe(2);
@@ -155,6 +164,7 @@ describe('code scanner walking a folder', () => {
     const files: Record<string, string> = {
       'app/main.py': crewai,
       'app/requirements.txt': 'crewai==0.86.0\n',
+      'app/.env': 'OPENAI_MODEL=gpt-4o-mini\nMODEL_API_KEY=sk-secretvalue1234567890\n',
       'node_modules/pkg/agent.py': 'from langchain.agents import AgentExecutor\n',
       '.venv/lib/agent.py': 'from smolagents import CodeAgent\n',
       'env/pyvenv.cfg': 'home = /usr/bin\n',
@@ -195,6 +205,10 @@ describe('code scanner walking a folder', () => {
       { kind: 'framework', value: 'CREWAI', file: 'app/main.py', line: 1, match: 'from crewai import Agent' },
     ]);
     expect(app.name).toBe('Planner');
+    // A model set in .env counts; a credential under a model-named key is neither a model nor shown.
+    expect([...app.models].sort()).toEqual(['gpt-4o', 'gpt-4o-mini']);
+    expect(app.api_key_env_vars).toEqual(['MODEL_API_KEY']);
+    expect(JSON.stringify(agents)).not.toContain('secretvalue');
     expect(app.external_id).toBe('code:repo/app');
     const notebook = agents[1]!;
     const nbLines = (await readFile(path.join(root, 'notebooks/explore.ipynb'), 'utf8')).split('\n');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { FRAMEWORKS } from './frameworks.ts';
 import { findImports } from './imports.ts';
 import { findAgentNames } from './names.ts';
-import { findPii } from './pii.ts';
+import { PII_STEMS, findPii } from './pii.ts';
 import {
   API_KEY_VAR,
   MODEL_ARGUMENT,
@@ -132,13 +132,17 @@ function models(c: Collector, text: string, kind: FileKind): void {
   for (const m of matches(MODEL_LITERAL, text)) c.model(m[2]!, m.index, m[0]);
   if (kind === 'config' || kind === 'env') {
     for (const m of matches(MODEL_CONFIG_LINE, text)) {
+      // MODEL_API_KEY=... names a model's credential, not a model.
+      if (/key|token|secret|password/i.test(m[1]!)) continue;
       if (looksLikeModel(m[2]!)) c.model(m[2]!, m.index + (m[0].length - m[0].trimStart().length), m[0]);
     }
   }
 }
 
 function providers(c: Collector, text: string): void {
+  const lower = text.toLowerCase();
   for (const hint of PROVIDER_HINTS) {
+    if (!hint.quick.some((w) => lower.includes(w))) continue;
     for (const m of matches(hint.pattern, text)) {
       const start = m.index + (m[0].length - m[0].trimStart().length);
       if (c.add('provider', start, m[0], hint.provider) && !c.findings.providers.includes(hint.provider)) {
@@ -156,14 +160,18 @@ function apiKeys(c: Collector, text: string): void {
 }
 
 function personalData(c: Collector, text: string): void {
-  let offset = 0;
-  for (const line of text.split('\n')) {
-    for (const hit of findPii(line)) {
-      if (c.add('pii', offset + hit.index, hit.match, hit.category) && !c.findings.pii.includes(hit.category)) {
+  // Only lines holding a rule word are split into parts: most lines hold none.
+  const done = new Set<number>();
+  for (const m of matches(PII_STEMS, text)) {
+    const start = text.lastIndexOf('\n', m.index) + 1;
+    if (done.has(start)) continue;
+    done.add(start);
+    const end = text.indexOf('\n', m.index);
+    for (const hit of findPii(text.slice(start, end === -1 ? undefined : end))) {
+      if (c.add('pii', start + hit.index, hit.match, hit.category) && !c.findings.pii.includes(hit.category)) {
         c.findings.pii.push(hit.category);
       }
     }
-    offset += line.length + 1;
   }
 }
 

@@ -51,10 +51,14 @@ export const MODEL_LITERAL =
  * dictionary/JSON keys (`"model": "..."`).
  */
 export const MODEL_ARGUMENT =
-  /(?:\b|["'])(model|model_name|model_id|modelId|modelName|deployment_name|azure_deployment|deploymentName|deployment|llm|llm_model|default_model|ai_model_id|ModelId|DeploymentName)["']?[ \t]*(?:=|:)[ \t]*(["'`])([^"'`\n]{1,100})\2/g;
+  /(?:\b|["'])(model|model_name|model_id|modelId|modelName|deployment_name|azure_deployment|deploymentName|llm|llm_model|default_model|ai_model_id|ModelId|DeploymentName)["']?[ \t]*(?:=|:)[ \t]*(["'`])([^"'`\n]{1,100})\2/g;
 
-/** `KEY: value` / `KEY=value` lines in YAML, TOML and .env files whose key names a model. */
-export const MODEL_CONFIG_LINE = /^[ \t]*["']?([\w.-]*(?:model|MODEL|deployment|DEPLOYMENT)[\w.-]*)["']?[ \t]*[:=][ \t]*["']?([\w./:@-]{2,100})["']?[ \t]*$/gm;
+/**
+ * `KEY: value` / `KEY=value` lines in YAML, TOML and .env files whose key names a model
+ * (`OPENAI_MODEL=`, `AZURE_OPENAI_DEPLOYMENT=`, `model: `); a bare lower-case `deployment:` is
+ * Kubernetes, not a model.
+ */
+export const MODEL_CONFIG_LINE = /^[ \t]*["']?([\w.-]*(?:model|MODEL|deployment_name|DEPLOYMENT)[\w.-]*)["']?[ \t]*[:=][ \t]*["']?([\w./:@-]{2,100})["']?[ \t]*$/gm;
 
 // Family names that local runtimes use without a version (`ollama pull mistral`).
 const BARE_FAMILIES = /^(?:mistral|mixtral|llama\d*|phi\d*|gemma\d*|qwen\d*|command)$/i;
@@ -83,22 +87,27 @@ export function looksLikeModel(value: string): boolean {
   if (!/^[\w./:@-]{2,100}$/.test(value)) return false;
   if (/^(?:true|false|none|null|undefined|default|auto)$/i.test(value)) return false;
   if (/^\d+(?:\.\d+)?$/.test(value)) return false;
+  // Credentials that ended up in a model-named setting are never reported as a model.
+  if (/^(?:sk|pk|rk)[-_]|^(?:AIza|hf_|gsk_|ghp_)/.test(value)) return false;
   if (providerOfModel(splitModel(value).model)) return true;
   return /[\d:/-]/.test(value) || BARE_FAMILIES.test(value);
 }
 
-/** Client classes, SDK modules and integration packages that call a provider. */
-export const PROVIDER_HINTS: ReadonlyArray<{ provider: string; pattern: RegExp }> = [
-  { provider: 'AZURE_OPENAI', pattern: /\b(?:AzureChatOpenAI|AzureOpenAI\w*|AzureChatCompletion|AddAzureOpenAIChatCompletion|AzureOpenAIChatGenerator)\b|@ai-sdk\/azure\b/g },
-  { provider: 'OPENAI', pattern: /\b(?:langchain_openai|ChatOpenAI|OpenAIChatCompletionClient|OpenAIServerModel|OpenAIChatGenerator|OpenAIChatCompletion|AddOpenAIChatCompletion|OpenAIModel|OpenAIResponsesModel)\b|\bfrom[ \t]+openai[ \t]+import\b|\bimport[ \t]+openai\b|@ai-sdk\/openai\b|['"]openai['"]/gm },
-  { provider: 'ANTHROPIC', pattern: /\b(?:langchain_anthropic|ChatAnthropic|AnthropicModel|AnthropicChatGenerator|AnthropicChatCompletionClient|AnthropicChatCompletion)\b|\bfrom[ \t]+anthropic[ \t]+import\b|\bimport[ \t]+anthropic\b|@ai-sdk\/anthropic\b|@anthropic-ai\/sdk\b/g },
-  { provider: 'GOOGLE', pattern: /\b(?:langchain_google_genai|ChatGoogleGenerativeAI|ChatVertexAI|GeminiModel|GoogleModel|GoogleAIGeminiChatGenerator|GoogleAIGeminiChatCompletion)\b|\bgoogle\.genai\b|\bgoogle\.generativeai\b|\bfrom[ \t]+google[ \t]+import[ \t]+genai\b|@ai-sdk\/google(?:-vertex)?\b/g },
-  { provider: 'MISTRAL', pattern: /\b(?:langchain_mistralai|ChatMistralAI|MistralModel|MistralAI|MistralChatGenerator)\b|@ai-sdk\/mistral\b/g },
-  { provider: 'COHERE', pattern: /\b(?:langchain_cohere|ChatCohere|CohereChatGenerator|CohereModel)\b|@ai-sdk\/cohere\b/g },
-  { provider: 'GROQ', pattern: /\b(?:langchain_groq|ChatGroq|GroqModel)\b|@ai-sdk\/groq\b/g },
-  { provider: 'AWS_BEDROCK', pattern: /\b(?:ChatBedrock\w*|langchain_aws|BedrockModel|AmazonBedrockChatGenerator)\b|@ai-sdk\/amazon-bedrock\b/g },
-  { provider: 'HUGGINGFACE', pattern: /\b(?:InferenceClientModel|HfApiModel|HuggingFaceEndpoint|HuggingFaceAPIChatGenerator|HuggingFaceInferenceAPI)\b/g },
-  { provider: 'OLLAMA', pattern: /\b(?:ChatOllama|langchain_ollama|OllamaChatCompletionClient|OllamaChatGenerator|OllamaModel)\b|ollama-ai-provider/g },
+/**
+ * Client classes, SDK modules and integration packages that call a provider. `quick` holds
+ * lower-case words one of which every match contains: a file without them skips the regex.
+ */
+export const PROVIDER_HINTS: ReadonlyArray<{ provider: string; quick: string[]; pattern: RegExp }> = [
+  { provider: 'AZURE_OPENAI', quick: ['azure'], pattern: /\b(?:AzureChatOpenAI|AzureOpenAI\w*|AzureChatCompletion|AddAzureOpenAIChatCompletion|AzureOpenAIChatGenerator)\b|@ai-sdk\/azure\b/g },
+  { provider: 'OPENAI', quick: ['openai'], pattern: /\b(?:langchain_openai|ChatOpenAI|OpenAIChatCompletionClient|OpenAIServerModel|OpenAIChatGenerator|OpenAIChatCompletion|AddOpenAIChatCompletion|OpenAIModel|OpenAIResponsesModel)\b|\bfrom[ \t]+openai[ \t]+import\b|\bimport[ \t]+openai\b|@ai-sdk\/openai\b|['"]openai['"]/g },
+  { provider: 'ANTHROPIC', quick: ['anthropic'], pattern: /\b(?:langchain_anthropic|ChatAnthropic|AnthropicModel|AnthropicChatGenerator|AnthropicChatCompletionClient|AnthropicChatCompletion)\b|\bfrom[ \t]+anthropic[ \t]+import\b|\bimport[ \t]+anthropic\b|@ai-sdk\/anthropic\b|@anthropic-ai\/sdk\b/g },
+  { provider: 'GOOGLE', quick: ['google', 'gemini', 'vertex'], pattern: /\b(?:langchain_google_genai|ChatGoogleGenerativeAI|ChatVertexAI|GeminiModel|GoogleModel|GoogleAIGeminiChatGenerator|GoogleAIGeminiChatCompletion)\b|\bgoogle\.genai\b|\bgoogle\.generativeai\b|\bfrom[ \t]+google[ \t]+import[ \t]+genai\b|@ai-sdk\/google(?:-vertex)?\b/g },
+  { provider: 'MISTRAL', quick: ['mistral'], pattern: /\b(?:langchain_mistralai|ChatMistralAI|MistralModel|MistralAI|MistralChatGenerator)\b|@ai-sdk\/mistral\b/g },
+  { provider: 'COHERE', quick: ['cohere'], pattern: /\b(?:langchain_cohere|ChatCohere|CohereChatGenerator|CohereModel)\b|@ai-sdk\/cohere\b/g },
+  { provider: 'GROQ', quick: ['groq'], pattern: /\b(?:langchain_groq|ChatGroq|GroqModel)\b|@ai-sdk\/groq\b/g },
+  { provider: 'AWS_BEDROCK', quick: ['bedrock', 'langchain_aws'], pattern: /\b(?:ChatBedrock\w*|langchain_aws|BedrockModel|AmazonBedrockChatGenerator)\b|@ai-sdk\/amazon-bedrock\b/g },
+  { provider: 'HUGGINGFACE', quick: ['inferenceclient', 'hfapi', 'huggingface'], pattern: /\b(?:InferenceClientModel|HfApiModel|HuggingFaceEndpoint|HuggingFaceAPIChatGenerator|HuggingFaceInferenceAPI)\b/g },
+  { provider: 'OLLAMA', quick: ['ollama'], pattern: /\b(?:ChatOllama|langchain_ollama|OllamaChatCompletionClient|OllamaChatGenerator|OllamaModel)\b|ollama-ai-provider/g },
 ];
 
 /** Names of environment variables that hold credentials; captured by name only. */
