@@ -5,7 +5,8 @@ import { costRoutes } from './analytics/cost-routes.ts';
 import { qualityRoutes } from './analytics/quality-routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { serviceAccountRoutes } from './service-accounts/routes.ts';
+import { registryRoutes } from './registry/routes.ts';
 
 export function apiRoutes(ctx: ApiContext): Route[] {
-  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx)];
+  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx), ...registryRoutes(ctx)];
 }

@@ -16,6 +16,7 @@ import type { Logger } from '../lib/log.ts';
 import { createDatabase, type Database } from '../lib/postgres/database.ts';
 import { findRunningEmbeddedPostgres, startEmbeddedPostgres } from '../lib/postgres/embedded.ts';
 import { migrate } from '../lib/postgres/migrate.ts';
+import { readInstanceSettings } from '../lib/instance-settings.ts';
 import { isCurrencyCode } from '../lib/pricing/currency.ts';
 import { isValidEmail } from '../lib/auth/users.ts';
 import { FIRST_SETUP_REQUIRED, hasAdmin, provisionInstance, type ProvisionOptions, type ProvisionResult } from '../lib/auth/provision.ts';
@@ -199,6 +200,13 @@ async function main(): Promise<number> {
       if (missing.length > 0) {
         const flags = missing.map((key) => '--' + Object.entries(FLAGS).find(([, spec]) => spec.key === key)![0]);
         process.stderr.write(`This instance has no admin yet; the first setup needs ${flags.join(', ')}.\n${USAGE}\n`);
+        return 2;
+      }
+    }
+    if (parsed.options.usdRate !== undefined && parsed.options.currency === undefined) {
+      const { display_currency } = await readInstanceSettings(db);
+      if (display_currency === 'USD' && Number(parsed.options.usdRate) !== 1) {
+        process.stderr.write('--usd-rate must be 1 while the display currency is USD; give --currency too to change both.\n');
         return 2;
       }
     }

@@ -94,7 +94,7 @@ describe('POST /auth/login', () => {
     const user = await createUser(service.db, { email: 'old-hash@example.com', password: PASSWORD, role: 'member' }, 11);
     expect((await login('old-hash@example.com', PASSWORD)).status).toBe(200);
     const { rows } = await service.db.query('SELECT password_hash FROM users WHERE id = $1', [user.id]);
-    expect(rows[0].password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(rows[0]!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
     expect((await login('old-hash@example.com', PASSWORD)).status).toBe(200);
   });
 });
@@ -151,7 +151,7 @@ describe('access tokens on a Bearer route', () => {
 describe('password hashes', () => {
   it('stores scrypt hashes with their parameters, never the password', async () => {
     const { rows } = await service.db.query("SELECT password_hash FROM users WHERE email = 'Admin@Example.com'");
-    const stored = rows[0].password_hash as string;
+    const stored = rows[0]!.password_hash as string;
     expect(stored).toMatch(/^scrypt\$1024\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
     expect(stored).not.toContain(PASSWORD);
     expect(await hashPassword(PASSWORD, 10)).not.toBe(stored);

@@ -20,7 +20,7 @@ const signal = (overrides: Record<string, unknown> = {}) => ({
   checks: [{ check_id: 'c', severity: 'HIGH', passed: true }],
   ...overrides,
 });
-const cost = (overrides: Record<string, unknown> = {}) => ({
+const cost = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   agent_id: 'validation-agent',
   job_id: 'job-1',
   model: 'gpt-4o',
@@ -61,8 +61,8 @@ async function nothingStored() {
     `SELECT toString((SELECT count() FROM raw_signals) + (SELECT count() FROM raw_check_results) + (SELECT count() FROM raw_cost_events)) AS n`,
   );
   expect(Number(counts[0]!.n)).toBe(0);
-  const agents = await service.db.query('SELECT count(*)::int AS n FROM agents');
-  expect(agents.rows[0].n).toBe(0);
+  const agents = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agents');
+  expect(agents.rows[0]!.n).toBe(0);
 }
 
 function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, path?: string) {
