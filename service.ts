@@ -18,6 +18,7 @@ import { createAccessTokens } from './api/auth/access-tokens.ts';
 import { createGuard } from './api/auth/guard.ts';
 import { apiRoutes } from './api/routes.ts';
 import { startIngestTier } from './ingest/ingest-tier.ts';
+import { startWorkersTier } from './workers/workers-tier.ts';
 import { beaconRoute } from './ingest/beacon.ts';
 
 export interface RunningService {
@@ -73,6 +74,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (config.roles.has('api')) {
       const tokens = createAccessTokens(await readJwtSecret(db));
       router.addAll(apiRoutes({ config, logger, db, tokens, guard: createGuard(tokens), analytics: analytics!, now: () => new Date() }));
+    }
+
+    if (config.roles.has('workers')) {
+      const workers = await startWorkersTier({ config, logger, db, analytics: analytics! });
+      stops.push(() => workers.stop());
+      for (const component of workers.components) {
+        if (component.health) checks.push({ name: component.name, check: component.health });
+      }
     }
 
     let port: number | undefined;
