@@ -17,15 +17,20 @@ import { registerSignalAgent } from './lib/registry/auto-register.ts';
 import { createAccessTokens } from './api/auth/access-tokens.ts';
 import { createGuard } from './api/auth/guard.ts';
 import { apiRoutes } from './api/routes.ts';
+import { openApiRoute } from './api/openapi/document.ts';
 import { startIngestTier } from './ingest/ingest-tier.ts';
 import { startWorkersTier } from './workers/workers-tier.ts';
 import { beaconRoute } from './ingest/beacon.ts';
+
+const SERVICE_VERSION = '0.1.0';
 
 export interface RunningService {
   /** The HTTP port, or undefined when this process serves no HTTP (workers only). */
   port?: number;
   databaseUrl: string;
   analytics?: AnalyticsStore;
+  /** Method and pattern of every route this process serves. */
+  routes: Array<{ method: string; pattern: string }>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +65,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
     const router = new Router();
     router.add(healthRoute(checks, [...config.roles]));
+    router.add(openApiRoute(SERVICE_VERSION));
 
     if (config.roles.has('ingest')) {
       const log = await startEventLog(config, logger, analytics);
@@ -91,7 +97,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       // Stopped first (stops run in reverse): no new requests while the log drains.
       stops.push(() => http.stop(config.shutdownTimeoutMs));
     }
-    return { port, databaseUrl, analytics, stop: stopAll };
+    const routes = router.routes().map(({ method, pattern }) => ({ method, pattern }));
+    return { port, databaseUrl, analytics, routes, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -17,6 +17,7 @@ export interface TestService {
   databaseUrl: string;
   /** The service's own analytics store (same process), for checking what was stored. */
   analytics?: AnalyticsStore;
+  routes: Array<{ method: string; pattern: string }>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +45,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     dataDir,
     databaseUrl,
     analytics: service.analytics,
+    routes: service.routes,
     async stop() {
       await db.close();
       await service.stop();
