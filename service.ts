@@ -10,7 +10,11 @@ import { startEmbeddedPostgres } from './lib/postgres/embedded.ts';
 import { migrate } from './lib/postgres/migrate.ts';
 import { readJwtSecret } from './lib/instance-settings.ts';
 import { createAnalyticsStore, type AnalyticsStore } from './lib/analytics/store.ts';
+import { applySpanRetention } from './lib/analytics/spans-retention.ts';
 import { GroupCommitLog } from './lib/event-log/group-commit.ts';
+import { KafkaEventLog } from './lib/event-log/kafka-log.ts';
+import { createKafka } from './lib/event-log/kafka-client.ts';
+import { hasMetrics, metricsRoute, type MetricsSource } from './lib/metrics.ts';
 import { analyticsLoader } from './lib/event-log/analytics-loader.ts';
 import type { EventLog } from './lib/event-log/types.ts';
 import { registerSignalAgent } from './lib/registry/auto-register.ts';
@@ -59,18 +63,22 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const store = createAnalyticsStore({ clickhouseUrl: config.clickhouseUrl, dataDir: config.dataDir, database: config.clickhouseUrl ? undefined : config.clickhouseDatabase, logger });
       await store.start();
       stops.push(() => store.stop());
+      await applySpanRetention(store, config.spanRetentionDays, logger);
       checks.push({ name: 'analytics', check: async () => ({ up: await store.ping(), details: { backend: store.backend } }) });
       analytics = store;
     }
 
     const router = new Router();
     router.add(healthRoute(checks, [...config.roles]));
+    const metricSources: MetricsSource[] = [];
+    router.add(metricsRoute(checks, metricSources));
     router.add(openApiRoute(SERVICE_VERSION));
 
     if (config.roles.has('ingest')) {
       const log = await startEventLog(config, logger, analytics);
       stops.push(() => log.stop());
       checks.push({ name: 'event_log', check: () => log.health() });
+      if (hasMetrics(log)) metricSources.push(log);
       const ingest = await startIngestTier({ config, logger, db, log, registerAgent: registerSignalAgent });
       stops.push(() => ingest.stop());
       router.addAll(ingest.routes);
@@ -87,16 +95,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => workers.stop());
       for (const component of workers.components) {
         if (component.health) checks.push({ name: component.name, check: component.health });
+        if (hasMetrics(component)) metricSources.push(component);
       }
     }
 
-    let port: number | undefined;
-    if (config.roles.has('api') || config.roles.has('ingest')) {
-      const http = new HttpServer({ host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, accessLog: config.accessLog, logger, router });
-      port = await http.start();
-      // Stopped first (stops run in reverse): no new requests while the log drains.
-      stops.push(() => http.stop(config.shutdownTimeoutMs));
-    }
+    // Every process serves HTTP: a workers-only one answers /health and /metrics (consumer lag,
+    // liveness probes) and nothing else.
+    const http = new HttpServer({ host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, accessLog: config.accessLog, logger, router });
+    const port: number | undefined = await http.start();
+    // Stopped first (stops run in reverse): no new requests while the log drains.
+    stops.push(() => http.stop(config.shutdownTimeoutMs));
     const routes = router.routes().map(({ method, pattern }) => ({ method, pattern }));
     return { port, databaseUrl, analytics, routes, stop: stopAll };
   } catch (error) {
@@ -106,7 +114,19 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 }
 
 async function startEventLog(config: Config, logger: Logger, analytics: AnalyticsStore | undefined): Promise<EventLog> {
-  if (config.kafkaBrokers) throw new Error('KAFKA_BROKERS is set but the Kafka event log is not built yet');
+  if (config.kafkaBrokers) {
+    const settings = { brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix, partitions: config.kafkaPartitions, replicationFactor: config.kafkaReplicationFactor };
+    const log = new KafkaEventLog({
+      kafka: createKafka(settings, `aor-ingest-${process.pid}`, logger),
+      settings,
+      logger: logger.child({ component: 'event_log' }),
+      batchMaxEvents: config.ingestBatchMaxEvents,
+      batchIntervalMs: config.ingestBatchIntervalMs,
+      queueMaxEvents: config.ingestQueueMaxEvents,
+    });
+    await log.start();
+    return log;
+  }
   if (!analytics) throw new Error('the embedded event log needs the analytics store');
   const log = new GroupCommitLog({
     loader: analyticsLoader(analytics),

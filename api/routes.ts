@@ -6,7 +6,10 @@ import { qualityRoutes } from './analytics/quality-routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { serviceAccountRoutes } from './service-accounts/routes.ts';
 import { registryRoutes } from './registry/routes.ts';
+import { telemetryRoutes } from './telemetry/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 
 export function apiRoutes(ctx: ApiContext): Route[] {
-  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx), ...registryRoutes(ctx)];
+  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx), ...registryRoutes(ctx), ...telemetryRoutes(ctx), ...settingsRoutes(ctx), ...discoveryRoutes(ctx)];
 }

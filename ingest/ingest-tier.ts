@@ -9,6 +9,7 @@ import type { Database } from '../lib/postgres/database.ts';
 import { AgentDirectory, type DirectoryAgent } from './agent-directory.ts';
 import { CostContext } from './cost-context.ts';
 import { writeEndpointRoutes } from './write-endpoints.ts';
+import { startOtlpIngest } from './otlp/index.ts';
 
 export interface IngestTierDeps {
   config: Config;
@@ -41,10 +42,13 @@ export async function startIngestTier(deps: IngestTierDeps): Promise<IngestTier>
       return agent;
     },
   });
+  const otlp = startOtlpIngest({ config: deps.config, logger, db: deps.db, log: deps.log, directory, costs });
+  routes.push(...otlp.routes);
   return {
     routes,
     directory,
     async stop() {
+      await otlp.stop();
       await directory.stop();
       await costs.stop();
     },

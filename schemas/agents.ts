@@ -1,6 +1,7 @@
 // The registry's HTTP shapes: the Agent answer, create and patch bodies, the beacon body and
 // answer, and registry stats. Bounds on every string so a body cannot grow a row without limit.
 import { Type, type Static } from '@sinclair/typebox';
+import { AgentDiscoverySchema } from './discovery.ts';
 
 export const AGENT_STATUSES = ['APPROVED', 'DISCOVERED', 'PENDING_REVIEW'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -81,6 +82,8 @@ export const AgentSchema = Type.Object({
   version: Type.Union([Type.String(), Type.Null()]),
   description: Type.Union([Type.String(), Type.Null()]),
   source: Type.Union(AGENT_SOURCES.map((s) => Type.Literal(s))),
+  /** What discovery scans found about the agent, with evidence; null when no scan found it. */
+  discovery: Type.Union([AgentDiscoverySchema, Type.Null()]),
   last_seen_at: Type.Union([Instant, Type.Null()]),
   created_at: Instant,
   updated_at: Instant,

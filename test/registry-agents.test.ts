@@ -94,7 +94,10 @@ describe('POST /api/v1/agents', () => {
     expect(res.body.agent_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(res.body.updated_at).toBe(res.body.created_at);
-    expect((await get(res.body.agent_id)).body).toEqual(res.body);
+    const { telemetry, ...detail } = (await get(res.body.agent_id)).body;
+    expect(detail).toEqual(res.body);
+    // The detail view adds the agent's telemetry of the last 7 days: none yet.
+    expect(telemetry).toMatchObject({ spans: 0 });
   });
 
   it('stores every optional field it accepts', async () => {

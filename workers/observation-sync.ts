@@ -1,9 +1,10 @@
 // Feeds what the analytics store observed back into the registry (issue "signals and costs",
-// registry tie-ins): the models each agent used (cost events and signals with tokens) and its
+// registry tie-ins): the models each agent used (cost events, signals with tokens, GenAI spans) and its
 // failing checks become inputs of its risk score and discrepancies. It runs as a periodic job,
 // not on the ingest hot path, and writes only agents whose snapshot changed.
 import { getObservedModels } from '../lib/analytics/cost-reads.ts';
 import { getFailingChecks } from '../lib/analytics/quality.ts';
+import { getObservedSpanModels } from '../lib/analytics/telemetry-reads.ts';
 import type { AnalyticsStore } from '../lib/analytics/store.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
@@ -39,8 +40,9 @@ export function createObservationSync(db: Database, store: AnalyticsStore, logge
   let running: Promise<unknown> | undefined;
 
   const runOnce = async (now = new Date()): Promise<number> => {
-    const [models, failing, current] = await Promise.all([
+    const [models, spanModels, failing, current] = await Promise.all([
       getObservedModels(store, { days: settings.modelDays, now }),
+      getObservedSpanModels(store, { days: settings.modelDays, now }),
       getFailingChecks(store, { days: settings.checkDays, now }),
       db.query<{ id: string; models: Record<string, number> | null; failing: FailingCheck[] | null }>(
         `SELECT id::text AS id, observed->'models' AS models, observed->'failing_checks' AS failing FROM agents`,
@@ -52,7 +54,12 @@ export function createObservationSync(db: Database, store: AnalyticsStore, logge
       if (!entry) next.set(agentId, (entry = { models: {}, failing: [] }));
       return entry;
     };
+    // Model use from the cost ledger and from GenAI spans, summed: both are observed use.
     for (const row of models) snapshot(row.agent_id).models[row.model] = Number(row.events);
+    for (const row of spanModels) {
+      const entry = snapshot(row.agent_id).models;
+      entry[row.model] = (entry[row.model] ?? 0) + Number(row.spans);
+    }
     for (const cell of failing) {
       if (cell.pass_rate < settings.failingBelow) snapshot(cell.agent_id).failing.push({ check_id: cell.check_id, severity: cell.severity });
     }

@@ -7,6 +7,11 @@ import type { HealthCheck } from '../lib/health.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
 import { createObservationSync } from './observation-sync.ts';
+import { kafkaLoaders } from './kafka-loader.ts';
+import { createTelemetryObservations } from './telemetry-observations.ts';
+import { createAlertsComponent } from './alerts/component.ts';
+import { createWeeklyReportComponent } from './reports/component.ts';
+import { createScanRunner } from './discovery/scans/runner.ts';
 
 export interface WorkersTierDeps {
   config: Config;
@@ -50,6 +55,11 @@ export async function startWorkersTier(deps: WorkersTierDeps): Promise<WorkersTi
 
 function buildComponents(deps: WorkersTierDeps): BackgroundComponent[] {
   return [
+    ...kafkaLoaders(deps),
     createObservationSync(deps.db, deps.analytics, deps.logger),
+    createTelemetryObservations(deps.db, deps.analytics, deps.logger),
+    createAlertsComponent(deps),
+    createWeeklyReportComponent(deps),
+    createScanRunner(deps),
   ];
 }

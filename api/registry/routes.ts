@@ -6,6 +6,7 @@ import type { HttpRequest, Route } from '../../lib/http/types.ts';
 import { AGENT_SORT_KEYS, listAgents, registryStats } from '../../lib/registry/queries.ts';
 import { createAgent, findAgentById, updateAgent } from '../../lib/registry/store.ts';
 import { AGENT_STATUSES, CreateAgentBodySchema, LIMITS, PatchAgentBodySchema, RISK_LEVELS } from '../../schemas/agents.ts';
+import { getAgentTelemetry } from '../../lib/analytics/telemetry-reads.ts';
 import type { ApiContext } from '../context.ts';
 
 export const LIST_LIMIT_DEFAULT = 100;
@@ -33,7 +34,9 @@ export function registryRoutes(ctx: ApiContext): Route[] {
         await guard.user(request);
         const agent = await findAgentById(db, pathUuid(request, 'agent_id', 'The agent'));
         if (!agent) throw notFound('The agent');
-        return { status: 200, body: agent };
+        // The detail view adds what telemetry saw over the last 7 days (spans, errors, latency, models).
+        const telemetry = await getAgentTelemetry(ctx.analytics, { agentId: agent.agent_id, days: 7, now: ctx.now() });
+        return { status: 200, body: { ...agent, telemetry } };
       },
     },
     {

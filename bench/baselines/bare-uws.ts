@@ -17,15 +17,19 @@ function reply(res: uWS.HttpResponse, status: string, body: string): void {
 
 function onPost(res: uWS.HttpResponse): void {
   let aborted = false;
+  let answered = false;
   let chunks: Buffer[] | undefined;
   let size = 0;
   res.onAborted(() => {
     aborted = true;
   });
   res.onData((ab, isLast) => {
-    if (aborted) return;
+    if (aborted || answered) return;
     size += ab.byteLength;
-    if (size > MAX_BODY) return reply(res, '413 Payload Too Large', BAD);
+    if (size > MAX_BODY) {
+      answered = true;
+      return reply(res, '413 Payload Too Large', BAD);
+    }
     // uWS reuses `ab` after this callback returns, so only a body in one chunk may be read in
     // place; anything split is copied first.
     if (!isLast) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runLoad, type LoadResult } from '../load/run.ts';
 import { otlpTracesTemplate } from '../load/otlp-body.ts';
 import { CpuWindow } from './proc.ts';
-import { freePort, runMeasured, startServer, type Started } from './server.ts';
+import { freePort, runMeasured, startServer, type Started, type StartOptions } from './server.ts';
 
 export interface CollectorMeasurement {
   label: string;
@@ -20,6 +20,10 @@ export interface CollectorMeasurement {
   spans_per_collector_cpu_s: number;
   generator_cpu_s: number;
   machine_busy_cores: number;
+  /** Busy cores that were neither the Collector's nor the generator's: other people's. */
+  others_cores: number;
+  /** Busy cores just before the measurement (set by the caller). */
+  busy_before_cores?: number;
   load?: LoadResult;
 }
 
@@ -33,14 +37,14 @@ export function toolPath(root: string, name: string): string {
   return p;
 }
 
-export async function startCollector(root: string): Promise<Collector> {
+export async function startCollector(root: string, wrap: (o: StartOptions) => StartOptions = (o) => o): Promise<Collector> {
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const s = await startServer({
+  const s = await startServer(wrap({
     cmd: toolPath(root, 'otelcol-bench'),
     args: ['--config', join(root, 'bench/otelcol/config.yaml')],
     env: { OTELCOL_PORT: String(port), OTELCOL_METRICS_PORT: String(metricsPort) },
     port,
-  });
+  }));
   return { ...s, metricsPort };
 }
 
@@ -65,6 +69,7 @@ function figures(label: string, command: string, durationS: number, spans: numbe
     spans_per_collector_cpu_s: cpu > 0 ? Math.round(spans / cpu) : 0,
     generator_cpu_s: round(genCpuS),
     machine_busy_cores: round(w.machineBusyCores),
+    others_cores: round(Math.max(0, w.machineBusyCores - (cpu + genCpuS) / w.wallS)),
   };
 }
 

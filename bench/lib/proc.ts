@@ -69,3 +69,25 @@ export class CpuWindow {
     return this.result?.busyCores ?? 0;
   }
 }
+
+/** Machine-wide busy cores over `ms` of sampling. */
+export async function busyCores(ms = 1000): Promise<number> {
+  const a = systemCpu();
+  const t = performance.now();
+  await new Promise((r) => setTimeout(r, ms));
+  return (systemCpu().busyS - a.busyS) / ((performance.now() - t) / 1000);
+}
+
+/** Waits (at most `maxWaitS`) until the machine is quieter than `threshold` busy cores, so a
+ * measurement does not start in the middle of someone else's test run. Returns the last
+ * reading, which goes into the results. */
+export async function awaitQuiet(threshold: number, maxWaitS: number, log: (m: string) => void): Promise<number> {
+  const until = performance.now() + maxWaitS * 1000;
+  let busy = await busyCores();
+  while (busy > threshold && performance.now() < until) {
+    log(`machine busy (${busy.toFixed(2)} cores used by others); waiting for < ${threshold}`);
+    await new Promise((r) => setTimeout(r, 2000));
+    busy = await busyCores();
+  }
+  return Math.round(busy * 100) / 100;
+}

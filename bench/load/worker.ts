@@ -50,7 +50,11 @@ const MAX_BACKLOG = 1_000_000;
 
 export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) => void): Promise<WorkerResult> {
   const build = compileRequest(cfg.spec, cfg.worker);
-  const conns = Array.from({ length: cfg.connections }, () => new Connection({ ...hostPort(cfg.spec.url), timeoutMs: cfg.timeoutMs }));
+  const conns = Array.from({ length: cfg.connections }, () => new Connection(hostPort(cfg.spec.url)));
+  const sweep = setInterval(() => {
+    const cutoff = performance.now() - cfg.timeoutMs;
+    for (const c of conns) c.expireBefore(cutoff);
+  }, Math.min(250, cfg.timeoutMs));
   const hist = new Histogram();
   const serviceHist = new Histogram();
   const statuses: Record<string, number> = {};
@@ -95,7 +99,23 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
   let head = 0;
   let tail = 0;
   let unsent = 0;
-  const paused = new Set<Connection>();
+  let issued = 0;
+  let stopped = false;
+  const perMs = cfg.rate / 1000;
+  const idle: Connection[] = cfg.mode === 'rate' ? [...conns] : [];
+
+  // Rate mode: queue what is due by `now`, then hand it to idle connections. Called from the
+  // 1 ms timer and from every answer, so at high rates requests leave within microseconds of
+  // their intended time instead of waiting for the next timer tick.
+  const pump = (now: number) => {
+    if (stopped) return;
+    const due = Math.floor((Math.min(now, tEnd) - t0) * perMs);
+    for (; issued < due; issued++) {
+      if (tail - head < cap) backlog[tail++ % cap] = t0 + issued / perMs;
+      else unsent++;
+    }
+    while (head < tail && idle.length > 0) fire(idle.pop()!, backlog[head++ % cap]);
+  };
 
   const fire = (c: Connection, intended: number | undefined) => {
     const sentAt = performance.now();
@@ -107,14 +127,13 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
       const next = () => {
         if (cfg.mode === 'max') {
           if (performance.now() < tEnd) fire(c, undefined);
-        } else if (head < tail) fire(c, backlog[head++ % cap]);
+          return;
+        }
+        idle.push(c);
+        pump(performance.now());
       };
       if (o.error !== 'connect') return next();
-      paused.add(c);
-      setTimeout(() => {
-        paused.delete(c);
-        next();
-      }, RECONNECT_PAUSE_MS);
+      setTimeout(next, RECONNECT_PAUSE_MS);
     });
   };
 
@@ -131,19 +150,13 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
       }, 50);
       return;
     }
-    const perMs = cfg.rate / 1000;
-    let issued = 0;
     const tick = () => {
       const now = performance.now();
       markWindow(now);
-      const due = Math.floor((Math.min(now, tEnd) - t0) * perMs);
-      for (; issued < due; issued++) {
-        if (tail - head < cap) backlog[tail++ % cap] = t0 + issued / perMs;
-        else unsent++;
-      }
-      for (const c of conns) if (!c.busy && !paused.has(c) && head < tail) fire(c, backlog[head++ % cap]);
-      if (now >= tEnd) return resolve();
-      setTimeout(tick, 1);
+      pump(now);
+      if (now < tEnd) return void setTimeout(tick, 1);
+      stopped = true;
+      resolve();
     };
     tick();
   });
@@ -153,6 +166,7 @@ export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) =>
   head = tail;
   await drain(conns, cfg.timeoutMs);
   markWindow(Math.max(performance.now(), tEnd));
+  clearInterval(sweep);
   for (const c of conns) c.close();
   const service = cfg.mode === 'rate' ? serviceHist.serialize() : undefined;
   return { worker: cfg.worker, hist: hist.serialize(), serviceHist: service, statuses, errors, unsent, windowS: cfg.durationS, cpuS };

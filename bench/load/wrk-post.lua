@@ -2,7 +2,8 @@
 -- request (same names as bench/load/request.ts: {{seq}} {{uuid}} {{rand}} {{worker}}; the
 -- time placeholders become the epoch second), and prints one line `WRK_JSON {...}` at the end.
 -- Used by bench/baselines.ts as the cross-check that bench/load is not the bottleneck.
---   wrk -t1 -c64 -d10s -s bench/load/wrk-post.lua http://127.0.0.1:PORT/path -- body.json
+--   wrk -t1 -c64 -d10s -s bench/load/wrk-post.lua http://127.0.0.1:PORT -- body.json ['/path/{{seq}}']
+-- The optional second argument is a path template (default: the URL's path).
 
 local threads = {}
 local counter = 1
@@ -14,6 +15,7 @@ function setup(thread)
 end
 
 local parts = {}
+local path_parts = nil
 local n = 0
 
 local function uuid()
@@ -24,27 +26,32 @@ local function uuid()
   end))
 end
 
+-- Splits a template once into literal / placeholder parts so request() only concatenates.
+local function compile(text)
+  local out, pos = {}, 1
+  for s, name, e in text:gmatch("()%{%{(%w+_?%w*)%}%}()") do
+    table.insert(out, { lit = text:sub(pos, s - 1) })
+    table.insert(out, { ph = name })
+    pos = e
+  end
+  table.insert(out, { lit = text:sub(pos) })
+  return out
+end
+
 function init(args)
   local f = assert(io.open(args[1], "r"), "body template file expected after --")
   local text = f:read("*a"):gsub("%s+$", "")
   f:close()
-  -- Split once into literal / placeholder parts so request() only concatenates.
-  local pos = 1
-  for s, name, e in text:gmatch("()%{%{(%w+_?%w*)%}%}()") do
-    table.insert(parts, { lit = text:sub(pos, s - 1) })
-    table.insert(parts, { ph = name })
-    pos = e
-  end
-  table.insert(parts, { lit = text:sub(pos) })
+  parts = compile(text)
+  if args[2] then path_parts = compile(args[2]) end
   math.randomseed(os.time() + (tid or 0))
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
 end
 
-function request()
-  n = n + 1
+local function fill(tpl)
   local out = {}
-  for i, p in ipairs(parts) do
+  for i, p in ipairs(tpl) do
     if p.lit then out[i] = p.lit
     elseif p.ph == "seq" then out[i] = "t" .. tostring(tid) .. "-" .. n
     elseif p.ph == "uuid" then out[i] = uuid()
@@ -52,7 +59,13 @@ function request()
     elseif p.ph == "worker" then out[i] = tostring(tid)
     else out[i] = tostring(os.time()) end
   end
-  return wrk.format(nil, nil, nil, table.concat(out))
+  return table.concat(out)
+end
+
+function request()
+  n = n + 1
+  local path = path_parts and fill(path_parts) or nil
+  return wrk.format(nil, path, nil, fill(parts))
 end
 
 function done(summary, latency, requests)

@@ -2,8 +2,10 @@
 // embedded group commit and by the Kafka workers alike, so both load identically.
 import { insertCostEvents } from '../analytics/costs.ts';
 import { insertSignals } from '../analytics/signals.ts';
+import { insertSpans } from '../analytics/spans.ts';
 import type { AnalyticsStore } from '../analytics/store.ts';
 import type { CostEventRecord, SignalRecord } from '../../schemas/analytics-rows.ts';
+import type { SpanEvent } from '../../schemas/telemetry.ts';
 import type { BatchLoader } from './types.ts';
 
 export function analyticsLoader(store: AnalyticsStore): BatchLoader {
@@ -16,7 +18,8 @@ export function analyticsLoader(store: AnalyticsStore): BatchLoader {
         await insertCostEvents(store, events as CostEventRecord[], dedupToken);
         return;
       case 'spans':
-        throw new Error('span loading is not wired yet');
+        await insertSpans(store, events as SpanEvent[], dedupToken);
+        return;
     }
   };
 }

@@ -111,6 +111,7 @@ export function toAgent(row: AgentRow): Agent {
     version: row.version,
     description: row.description,
     source: row.source,
+    discovery: row.observed.discovery ?? null,
     last_seen_at: row.last_seen_at ? row.last_seen_at.toISOString() : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

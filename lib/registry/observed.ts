@@ -1,6 +1,7 @@
 // What the service has observed about an agent (the `observed` jsonb column), and how a new
 // observation merges into it. Pure: the store reads the row, merges, recomputes risk, writes.
 // Everything here is bounded so a noisy agent cannot grow its row without limit.
+import type { AgentDiscovery } from '../../schemas/discovery.ts';
 
 export interface FailingCheck {
   check_id: string;
@@ -16,6 +17,10 @@ export interface Observed {
   /** What the agent's last beacon said about itself. */
   beacon?: { framework: string; version: string | null; at: string };
   telemetry?: { spans: number; last_span_at?: string; service_name?: string };
+  /** What discovery scans found (evidence bounded per scanner); written by workers/discovery/scans. */
+  discovery?: AgentDiscovery;
+  /** Declared values discovery last suggested: a rescan only refreshes fields nobody changed since. */
+  discovery_declared?: Record<string, string | boolean | null>;
 }
 
 export interface ObservationPatch {

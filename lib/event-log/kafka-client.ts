@@ -1,0 +1,92 @@
+// What the Kafka producer (ingest) and the consumer (workers) share: the client with our logger,
+// the topic names, and the topics themselves, created at start when missing.
+import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
+import type { Logger } from '../log.ts';
+import { EVENT_KINDS, type EventKind } from './types.ts';
+
+export interface KafkaSettings {
+  brokers: string[];
+  topicPrefix: string;
+  partitions: number;
+  replicationFactor: number;
+}
+
+export interface KafkaTopics {
+  byKind: Record<EventKind, string>;
+  deadLetter: string;
+  /** The event topics, in EVENT_KINDS order. */
+  events: string[];
+}
+
+export function kafkaTopics(prefix: string): KafkaTopics {
+  const byKind = { signals: `${prefix}.signals`, costs: `${prefix}.costs`, spans: `${prefix}.spans` };
+  return { byKind, deadLetter: `${prefix}.dead-letter`, events: EVENT_KINDS.map((k) => byKind[k]) };
+}
+
+export function kindOfTopic(topics: KafkaTopics, topic: string): EventKind | undefined {
+  return EVENT_KINDS.find((k) => topics.byKind[k] === topic);
+}
+
+/**
+ * kafkajs logs every retry of a lost connection at ERROR. Those are expected during a broker
+ * restart and already surface as 503s and health; they go to our log at warn, and its INFO
+ * chatter (group joins, rebalances) at debug.
+ */
+export function createKafka(settings: Pick<KafkaSettings, 'brokers'>, clientId: string, logger: Logger): Kafka {
+  const log = logger.child({ component: 'kafkajs' });
+  const logCreator = () => (entry: LogEntry) => {
+    const { message, timestamp: _t, logger: _l, ...extra } = entry.log;
+    const fields = { namespace: entry.namespace, ...extra };
+    if (entry.level <= logLevel.WARN) log.warn(message, fields);
+    else log.debug(message, fields);
+  };
+  return new Kafka({
+    clientId,
+    brokers: settings.brokers,
+    logLevel: logLevel.INFO,
+    logCreator,
+    connectionTimeout: 3_000,
+    // A stalled broker must turn into a retry (and a 503 upstream) well before the default 30 s.
+    requestTimeout: 10_000,
+  });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Creates the event topics and the dead-letter topic when missing. Several processes may start
+ * at once: "already exists" is success. An existing topic is left as it is (changing the
+ * partition count of a keyed topic would move agents between partitions); a mismatch is logged.
+ */
+export async function ensureKafkaTopics(admin: Admin, settings: KafkaSettings, logger: Logger): Promise<void> {
+  const topics = kafkaTopics(settings.topicPrefix);
+  // With 3+ replicas, acks=all means "on at least 2 brokers"; with fewer there is nothing to ask.
+  const minInsync = settings.replicationFactor >= 3 ? 2 : 1;
+  const common = [{ name: 'min.insync.replicas', value: String(minInsync) }];
+  const wanted = [
+    ...topics.events.map((topic) => ({ topic, configEntries: common })),
+    // Dead letters wait for a person: kept longer than events, which a loader reads in seconds.
+    { topic: topics.deadLetter, configEntries: [...common, { name: 'retention.ms', value: String(30 * DAY_MS) }] },
+  ];
+  const existing = new Set(await admin.listTopics());
+  const missing = wanted.filter((t) => !existing.has(t.topic));
+  if (missing.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((t) => ({ ...t, numPartitions: settings.partitions, replicationFactor: settings.replicationFactor })),
+    });
+    logger.info('Kafka topics created', { topics: missing.map((t) => t.topic), partitions: settings.partitions, replication_factor: settings.replicationFactor });
+  }
+  const present = wanted.filter((t) => existing.has(t.topic)).map((t) => t.topic);
+  if (present.length === 0) return;
+  const metadata = await admin.fetchTopicMetadata({ topics: present });
+  for (const topic of metadata.topics) {
+    if (topic.partitions.length !== settings.partitions) {
+      logger.warn('Kafka topic has another partition count than KAFKA_PARTITIONS; left as it is', {
+        topic: topic.name,
+        partitions: topic.partitions.length,
+        configured: settings.partitions,
+      });
+    }
+  }
+}
