@@ -25,11 +25,14 @@ export class AgentDirectory {
   private lastChange = new Date(0);
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
+  /** Ids looked up in PostgreSQL and not found, with when: asked again only after missTtlMs. */
+  private readonly misses = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly pollMs = 1_000,
+    private readonly missTtlMs = 5_000,
   ) {}
 
   async start(): Promise<void> {
@@ -54,6 +57,34 @@ export class AgentDirectory {
       if (agent) return agent;
     }
     return this.byExternalId.get(textualId);
+  }
+
+  /**
+   * Like resolve, but an id unknown to the cache is looked up in PostgreSQL once per missTtlMs:
+   * an agent created a moment ago elsewhere (before the next poll) is found, while a stream of
+   * events from an agent that is really unknown costs one query per id per missTtlMs, not per event.
+   */
+  async resolveFresh(textualId: string): Promise<DirectoryAgent | undefined> {
+    const cached = this.resolve(textualId);
+    if (cached) return cached;
+    const missedAt = this.misses.get(textualId);
+    if (missedAt !== undefined && Date.now() - missedAt < this.missTtlMs) return undefined;
+    const byId = UUID.test(textualId);
+    // decisions §2: a registry uuid first, then an external_id (false sorts before true).
+    const { rows } = await this.db.query<AgentRow>(
+      `SELECT id::text AS id, external_id, department, status, updated_at FROM agents
+        WHERE ${byId ? 'id = $1::uuid OR ' : ''}external_id = $1 ORDER BY (external_id = $1) LIMIT 1`,
+      [textualId],
+    );
+    const found = rows[0];
+    if (!found) {
+      if (this.misses.size > 100_000) this.misses.clear();
+      this.misses.set(textualId, Date.now());
+      return undefined;
+    }
+    this.misses.delete(textualId);
+    this.remember(found);
+    return this.resolve(textualId);
   }
 
   /** Puts an agent the caller just created or found in the database into the cache. */

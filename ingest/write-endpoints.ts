@@ -37,9 +37,9 @@ export function writeEndpointRoutes(deps: WriteEndpointDeps): Route[] {
     return prepareSignal(body, await resolveOrRegister(body.agent_id), deps.costs.current, receivedAt);
   };
 
-  const costFrom = (value: unknown, receivedAt: Date): PreparedCost => {
+  const costFrom = async (value: unknown, receivedAt: Date): Promise<PreparedCost> => {
     const body = costValidator.parse(value);
-    return prepareCost(body, deps.directory.resolve(body.agent_id), deps.costs.current, receivedAt);
+    return prepareCost(body, await deps.directory.resolveFresh(body.agent_id), deps.costs.current, receivedAt);
   };
 
   /** One append per kind for the whole request, so a batch is one durable write. */
@@ -70,7 +70,7 @@ export function writeEndpointRoutes(deps: WriteEndpointDeps): Route[] {
       method: 'POST',
       pattern: '/api/v1/costs/events',
       async handler(request) {
-        const prepared = costFrom(readJson(request), now());
+        const prepared = await costFrom(readJson(request), now());
         await commit([], [prepared.cost]);
         return { status: 202, body: prepared.answer };
       },
@@ -93,7 +93,7 @@ export function writeEndpointRoutes(deps: WriteEndpointDeps): Route[] {
       maxBodyBytes: deps.batchMaxBodyBytes,
       handler: (request) =>
         runBatch(request, async (value, receivedAt) => {
-          const prepared = costFrom(value, receivedAt);
+          const prepared = await costFrom(value, receivedAt);
           return { signals: [], costs: [prepared.cost], answer: prepared.answer };
         }, commit, now),
     },

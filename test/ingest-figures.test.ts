@@ -269,3 +269,15 @@ describe('figures computed from the events sent', () => {
     expect(second).toEqual(first);
   });
 });
+
+describe('agent resolution of cost events', () => {
+  it('attributes a cost event to an agent created a moment before, without waiting for the directory poll', async () => {
+    const created = await call(service.baseUrl, 'POST', '/api/v1/agents', { token, body: { name: 'Fresh', external_id: 'fresh-agent', framework: 'crewai', department: 'Ops' } });
+    expect(created.status).toBe(201);
+    const res = await call(service.baseUrl, 'POST', '/api/v1/costs/events', { body: { agent_id: 'fresh-agent', job_id: 'f1', model: 'gpt-4o', provider: 'openai', input_tokens: 1, output_tokens: 1 } });
+    expect(res.status).toBe(202);
+    expect(res.body.agent_id).toBe(created.body.agent_id);
+    const byUuid = await call(service.baseUrl, 'POST', '/api/v1/costs/events', { body: { agent_id: created.body.agent_id, job_id: 'f2', model: 'gpt-4o', provider: 'openai', input_tokens: 1, output_tokens: 1 } });
+    expect(byUuid.body.agent_id).toBe(created.body.agent_id);
+  });
+});
