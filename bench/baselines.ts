@@ -4,7 +4,7 @@
 //   bash bench/tools.sh                 # once: telemetrygen, otelcol-bench, wrk
 //   npx tsx bench/baselines.ts [--duration 10] [--warmup 2] [--connections 64] [--processes 1]
 //                              [--only uws,node,wrk,otelcol] [--out-dir bench/results] [--pin]
-//                              [--quiet-cores 0.3] [--quiet-wait 60]
+//                              [--quiet-cores 0.3] [--quiet-wait 30]
 //
 // Before each measurement it waits (up to --quiet-wait s) for the rest of the machine to use
 // fewer than --quiet-cores cores: the machine is shared, and a test run next door halves a
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   const log = (msg: string) => console.error(`[baselines] ${msg}`);
   const set: Settings = {
     quietCores: flagNumber(flags, 'quiet-cores', 0.3),
-    quietWaitS: flagNumber(flags, 'quiet-wait', 60),
+    quietWaitS: flagNumber(flags, 'quiet-wait', 30),
     log,
     wrap: pin ? (o) => ({ ...o, cmd: 'taskset', args: ['-c', '0', o.cmd, ...o.args] }) : (o) => o,
     durationS: flagNumber(flags, 'duration', 10),

@@ -7,10 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../lib/auth/users.ts';
 import { insertSignals } from '../lib/analytics/signals.ts';
+import { insertSpans } from '../lib/analytics/spans.ts';
 import { addDays, utcDay } from '../lib/analytics/time.ts';
 import { readInstanceSettings } from '../lib/instance-settings.ts';
 import { createLogger } from '../lib/log.ts';
 import type { SignalRecord } from '../schemas/analytics-rows.ts';
+import type { SpanEvent } from '../schemas/telemetry.ts';
 import { createAlertsComponent, type AlertsComponent } from '../workers/alerts/component.ts';
 import { alertDueAt } from '../workers/alerts/detect.ts';
 import { call, startTestService, type TestService } from './helpers/service.ts';
@@ -64,9 +66,16 @@ function signal(agent: string, receivedAt: string, checks: SignalRecord['checks'
   };
 }
 
-function span(service_name: string, receivedAt: string) {
-  const t = receivedAt.replace('T', ' ').replace('Z', '');
-  return { trace_id: randomUUID().replace(/-/g, ''), span_id: randomUUID().slice(0, 16), name: 'llm.call', start_time: t, end_time: t, service_name, agent_id: '00000000-0000-0000-0000-000000000000', received_at: t };
+/** One span as the OTLP ingest would store it, received at `receivedAt`. */
+function span(serviceName: string, receivedAt: string): SpanEvent {
+  const t = `${receivedAt.replace('T', ' ').replace('Z', '').slice(0, 19)}.000000000`;
+  const hex = (n: number) => randomUUID().replace(/-/g, '').slice(0, n);
+  return {
+    trace_id: hex(32), span_id: hex(16), parent_span_id: '', name: 'llm.call', kind: 'CLIENT', start_time: t, end_time: t, duration_ms: 0,
+    status_code: 'OK', status_message: '', service_name: serviceName, scope_name: '', scope_version: '', model: '', request_model: '', provider: '',
+    operation: '', agent_name: '', agent_id: '', input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, attributes: {},
+    resource_attributes: {}, registry_agent_id: null, agent_key: serviceName, cost_usd: 0, priced: true, received_at: receivedAt,
+  };
 }
 
 async function detectAndDeliver(expected: string[]) {
@@ -167,12 +176,12 @@ describe('alerts, one per condition and period', () => {
       ...['20:10', '21:10', '22:40'].map((t) => span('live-agent', at(Y, `${t}:00.000`))),
       span('live-agent', new Date(Date.now() - 60_000).toISOString()),
     ];
-    await service.analytics!.insert('raw_spans', spans);
+    expect(await insertSpans(service.analytics!, spans, 'alerts-test')).toBe(spans.length);
     const found = await alerts.detect();
     expect(found).toEqual({ recorded: [`telemetry_stopped:checkout-agent:${Y}T20`], failed: [] });
     const { rows } = await service.db.query('SELECT state, attempts, message FROM email_outbox WHERE key = $1', [found.recorded[0]]);
     expect(rows[0]).toMatchObject({ state: 'pending', attempts: 0 });
-    expect(rows[0].message.subject).toContain('Telemetry from checkout-agent stopped 170 minutes ago');
+    expect(rows[0]!.message.subject).toContain('Telemetry from checkout-agent stopped 170 minutes ago');
   });
 
   it('records every alert with its detection time and a due time 2 business hours later', async () => {
@@ -212,6 +221,6 @@ describe('a restart', () => {
     const telemetry = alertMails().find((m) => m.headers['x-aor-key']!.startsWith('telemetry_stopped'))!;
     expect(telemetry.text).toContain(`${Y}T20:10:00.000Z`);
     const { rows } = await service.db.query("SELECT count(*)::int AS n FROM email_outbox WHERE kind <> 'weekly_report' AND state = 'sent'");
-    expect(rows[0].n).toBe(7);
+    expect(rows[0]!.n).toBe(7);
   });
 });

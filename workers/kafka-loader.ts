@@ -139,7 +139,8 @@ export class KafkaLoader {
     await this.admin.disconnect().catch(() => {});
   }
 
-  async health() {
+  /** A property, not a method: the workers tier hands it around unbound. */
+  readonly health = async () => {
     const lag = this.lag.snapshot();
     return {
       up: this.crashed === undefined,
@@ -154,7 +155,7 @@ export class KafkaLoader {
         ...(this.crashed ? { crashed: this.crashed } : {}),
       },
     };
-  }
+  };
 
   metrics(): MetricSample[] {
     const samples: MetricSample[] = [];

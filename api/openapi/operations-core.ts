@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { AgentSchema, BeaconAnswerSchema, BeaconBodySchema, CreateAgentBodySchema, PatchAgentBodySchema, RegistryStatsSchema } from '../../schemas/agents.ts';
 import { ChangePasswordBodySchema, LoginBodySchema, RefreshBodySchema, SignupBodySchema, TokenAnswerSchema } from '../../schemas/auth.ts';
+import { SettingsPatchSchema, SettingsSchema } from '../../schemas/settings.ts';
 import { CreatedServiceAccountSchema, CreateServiceAccountBodySchema, ServiceAccountSchema } from '../../schemas/service-accounts.ts';
 import { BEARER_ERRORS, int, type Operation } from './operation-types.ts';
 
@@ -9,6 +10,7 @@ const enumOf = (values: readonly string[]) => ({ type: 'string', enum: [...value
 
 export const CORE_OPERATIONS: Operation[] = [
   { id: 'health', method: 'GET', pattern: '/health', tag: 'health', summary: "Each store's state", auth: 'none', responses: { 200: { description: 'All stores up' }, 503: { description: 'A store is down (Retry-After)' } } },
+  { id: 'metrics', method: 'GET', pattern: '/metrics', tag: 'health', summary: 'Prometheus metrics of this process', description: 'Store states, queue depths and Kafka consumer lag; no tenant data.', auth: 'none', responses: { 200: { description: 'Prometheus text format 0.0.4', mediaType: 'text/plain' } } },
   { id: 'openapi', method: 'GET', pattern: '/api/v1/openapi.json', tag: 'health', summary: 'This document', auth: 'none', responses: { 200: { description: 'OpenAPI 3.1' } } },
   { id: 'login', method: 'POST', pattern: '/auth/login', tag: 'auth', summary: 'Log in', description: 'username is the email. A temporary password answers password_change_required: true with a token good only for /auth/change-password.', auth: 'none', body: LoginBodySchema, responses: { 200: { description: 'Tokens', schema: TokenAnswerSchema } }, errors: [400, 401, 403, 422, 429] },
   { id: 'refresh', method: 'POST', pattern: '/auth/refresh', tag: 'auth', summary: 'Rotate the refresh token', description: 'Every refresh rotates; reusing a rotated token revokes its whole family.', auth: 'none', body: RefreshBodySchema, responses: { 200: { description: 'Tokens (login shape)', schema: TokenAnswerSchema } }, errors: [400, 401, 403, 422] },
@@ -36,5 +38,7 @@ export const CORE_OPERATIONS: Operation[] = [
   { id: 'beacon', method: 'POST', pattern: '/api/v1/agents/beacon', tag: 'registry', summary: 'Agent self-registration (public)', description: '201 when it registered the agent (PENDING_REVIEW), 200 when it updated a known one.', auth: 'none', body: BeaconBodySchema, responses: { 200: { description: 'Updated', schema: BeaconAnswerSchema }, 201: { description: 'Registered', schema: BeaconAnswerSchema } }, errors: [400, 403, 413, 415, 422] },
   { id: 'createServiceAccount', method: 'POST', pattern: '/api/v1/service-accounts', tag: 'admin', summary: 'Issue a service-account token (shown once)', auth: 'bearer', body: CreateServiceAccountBodySchema, responses: { 201: { description: 'The account and its token', schema: CreatedServiceAccountSchema } }, errors: [...BEARER_ERRORS, 422] },
   { id: 'listServiceAccounts', method: 'GET', pattern: '/api/v1/service-accounts', tag: 'admin', summary: 'Service accounts (without tokens)', auth: 'bearer', responses: { 200: { description: 'Accounts', schema: Type.Array(ServiceAccountSchema) } }, errors: BEARER_ERRORS },
+  { id: 'getSettings', method: 'GET', pattern: '/api/v1/settings', tag: 'admin', summary: 'Instance settings (admins)', auth: 'bearer', responses: { 200: { description: 'Settings', schema: SettingsSchema } }, errors: BEARER_ERRORS },
+  { id: 'patchSettings', method: 'PATCH', pattern: '/api/v1/settings', tag: 'admin', summary: 'Change instance settings (admins)', description: 'company_name, plan and agent_limit are set by the operator script: sending them is 422.', auth: 'bearer', body: SettingsPatchSchema, responses: { 200: { description: 'Settings', schema: SettingsSchema } }, errors: [...BEARER_ERRORS, 415, 422] },
   { id: 'revokeServiceAccount', method: 'DELETE', pattern: '/api/v1/service-accounts/:id', tag: 'admin', summary: 'Revoke a service-account token', auth: 'bearer', responses: { 204: { description: 'Revoked' } }, errors: BEARER_ERRORS },
 ];

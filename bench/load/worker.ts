@@ -6,9 +6,10 @@
 // connection finally sent it. A server that stalls therefore shows the stall in every request
 // that should have been sent meanwhile, instead of in just one.
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { Connection, type Outcome } from './connection.ts';
 import { Histogram, type SerializedHistogram } from './histogram.ts';
-import { compileRequest, hostPort, type RequestSpec } from './request.ts';
+import { compileRequest, hostPort, type RequestFactory, type RequestSpec } from './request.ts';
 
 export interface WorkerConfig {
   worker: number;
@@ -48,128 +49,162 @@ const RECONNECT_PAUSE_MS = 20;
 // hopeless as a latency figure anyway, and memory stays bounded.
 const MAX_BACKLOG = 1_000_000;
 
-export async function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) => void): Promise<WorkerResult> {
-  const build = compileRequest(cfg.spec, cfg.worker);
-  const conns = Array.from({ length: cfg.connections }, () => new Connection(hostPort(cfg.spec.url)));
-  const sweep = setInterval(() => {
-    const cutoff = performance.now() - cfg.timeoutMs;
-    for (const c of conns) c.expireBefore(cutoff);
-  }, Math.min(250, cfg.timeoutMs));
-  const hist = new Histogram();
-  const serviceHist = new Histogram();
-  const statuses: Record<string, number> = {};
-  const errors: Record<string, number> = {};
-  const t0 = performance.now();
-  const tMeasure = t0 + cfg.warmupS * 1000;
-  const tEnd = tMeasure + cfg.durationS * 1000;
-  let n = 0;
-  let cpuAtStart: NodeJS.CpuUsage | undefined;
-  let cpuS = 0;
-  let windowStarted = false;
-  let windowEnded = false;
+export function runWorker(cfg: WorkerConfig, notify: (m: WorkerMessage) => void): Promise<WorkerResult> {
+  return new LoadProcess(cfg, notify).run();
+}
 
-  const markWindow = (now: number) => {
-    if (!windowStarted && now >= tMeasure) {
-      windowStarted = true;
-      cpuAtStart = process.cpuUsage();
-      notify({ type: 'window-start' });
-    }
-    if (windowStarted && !windowEnded && now >= tEnd) {
-      windowEnded = true;
-      const d = process.cpuUsage(cpuAtStart);
-      cpuS = (d.user + d.system) / 1e6;
-      notify({ type: 'window-end' });
-    }
-  };
+class LoadProcess {
+  private readonly build: RequestFactory;
+  private readonly conns: Connection[];
+  private readonly hist = new Histogram();
+  private readonly serviceHist = new Histogram();
+  private readonly statuses: Record<string, number> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly t0 = performance.now();
+  private readonly tMeasure: number;
+  private readonly tEnd: number;
+  private n = 0;
+  private cpuAtStart: NodeJS.CpuUsage | undefined;
+  private cpuS = 0;
+  private windowStarted = false;
+  private windowEnded = false;
+  // Rate mode: ring buffer of intended start times waiting for a free connection.
+  private readonly cap: number;
+  private readonly backlog: Float64Array;
+  private head = 0;
+  private tail = 0;
+  private issued = 0;
+  private unsent = 0;
+  private stopped = false;
+  private readonly perMs: number;
+  private readonly idle: Connection[];
 
-  const account = (o: Outcome, start: number, sentAt: number, now: number) => {
-    if (start < tMeasure || start >= tEnd) return; // warm-up, or started after the end
-    if (o.error) {
-      errors[o.error] = (errors[o.error] ?? 0) + 1;
-      return;
-    }
-    statuses[o.status] = (statuses[o.status] ?? 0) + 1;
-    hist.record((now - start) * 1000);
-    if (cfg.mode === 'rate') serviceHist.record((now - sentAt) * 1000);
-  };
+  constructor(
+    private readonly cfg: WorkerConfig,
+    private readonly notify: (m: WorkerMessage) => void,
+  ) {
+    this.build = compileRequest(cfg.spec, cfg.worker);
+    this.conns = Array.from({ length: cfg.connections }, () => new Connection(hostPort(cfg.spec.url)));
+    this.tMeasure = this.t0 + cfg.warmupS * 1000;
+    this.tEnd = this.tMeasure + cfg.durationS * 1000;
+    this.cap = cfg.mode === 'rate' ? Math.min(MAX_BACKLOG, Math.ceil(cfg.rate * (cfg.warmupS + cfg.durationS)) + 1) : 1;
+    this.backlog = new Float64Array(this.cap);
+    this.perMs = cfg.rate / 1000;
+    this.idle = cfg.mode === 'rate' ? [...this.conns] : [];
+  }
 
-  // Ring buffer of intended start times waiting for a free connection (rate mode).
-  const cap = cfg.mode === 'rate' ? Math.min(MAX_BACKLOG, Math.ceil(cfg.rate * (cfg.warmupS + cfg.durationS)) + 1) : 1;
-  const backlog = new Float64Array(cap);
-  let head = 0;
-  let tail = 0;
-  let unsent = 0;
-  let issued = 0;
-  let stopped = false;
-  const perMs = cfg.rate / 1000;
-  const idle: Connection[] = cfg.mode === 'rate' ? [...conns] : [];
+  async run(): Promise<WorkerResult> {
+    const { cfg } = this;
+    const sweep = setInterval(() => {
+      const cutoff = performance.now() - cfg.timeoutMs;
+      for (const c of this.conns) c.expireBefore(cutoff);
+    }, Math.min(250, cfg.timeoutMs));
+    await (cfg.mode === 'max' ? this.runMax() : this.runRate());
+    // Requests still queued at the end were due inside the window but never sent.
+    for (let i = this.head; i < this.tail; i++) if (this.backlog[i % this.cap]! >= this.tMeasure) this.unsent++;
+    this.head = this.tail;
+    await drain(this.conns, cfg.timeoutMs);
+    this.markWindow(Math.max(performance.now(), this.tEnd));
+    clearInterval(sweep);
+    for (const c of this.conns) c.close();
+    return {
+      worker: cfg.worker,
+      hist: this.hist.serialize(),
+      serviceHist: cfg.mode === 'rate' ? this.serviceHist.serialize() : undefined,
+      statuses: this.statuses,
+      errors: this.errors,
+      unsent: this.unsent,
+      windowS: cfg.durationS,
+      cpuS: this.cpuS,
+    };
+  }
 
-  // Rate mode: queue what is due by `now`, then hand it to idle connections. Called from the
-  // 1 ms timer and from every answer, so at high rates requests leave within microseconds of
-  // their intended time instead of waiting for the next timer tick.
-  const pump = (now: number) => {
-    if (stopped) return;
-    const due = Math.floor((Math.min(now, tEnd) - t0) * perMs);
-    for (; issued < due; issued++) {
-      if (tail - head < cap) backlog[tail++ % cap] = t0 + issued / perMs;
-      else unsent++;
-    }
-    while (head < tail && idle.length > 0) fire(idle.pop()!, backlog[head++ % cap]);
-  };
-
-  const fire = (c: Connection, intended: number | undefined) => {
-    const sentAt = performance.now();
-    const start = intended ?? sentAt;
-    c.send(build(n++), (o) => {
-      const now = performance.now();
-      account(o, start, sentAt, now);
-      markWindow(now);
-      const next = () => {
-        if (cfg.mode === 'max') {
-          if (performance.now() < tEnd) fire(c, undefined);
-          return;
-        }
-        idle.push(c);
-        pump(performance.now());
-      };
-      if (o.error !== 'connect') return next();
-      setTimeout(next, RECONNECT_PAUSE_MS);
-    });
-  };
-
-  await new Promise<void>((resolve) => {
-    if (cfg.mode === 'max') {
-      for (const c of conns) fire(c, undefined);
+  private runMax(): Promise<void> {
+    return new Promise((resolve) => {
+      for (const c of this.conns) this.fire(c, undefined);
       const poll = setInterval(() => {
         const now = performance.now();
-        markWindow(now);
-        if (now >= tEnd) {
+        this.markWindow(now);
+        if (now >= this.tEnd) {
           clearInterval(poll);
           resolve();
         }
       }, 50);
+    });
+  }
+
+  private runRate(): Promise<void> {
+    return new Promise((resolve) => {
+      const tick = () => {
+        const now = performance.now();
+        this.markWindow(now);
+        this.pump(now);
+        if (now < this.tEnd) return void setTimeout(tick, 1);
+        this.stopped = true;
+        resolve();
+      };
+      tick();
+    });
+  }
+
+  // Rate mode: queue what is due by `now`, then hand it to idle connections. Called from the
+  // 1 ms timer and from every answer, so at high rates requests leave within microseconds of
+  // their intended time instead of waiting for the next timer tick.
+  private pump(now: number): void {
+    if (this.stopped) return;
+    const due = Math.floor((Math.min(now, this.tEnd) - this.t0) * this.perMs);
+    for (; this.issued < due; this.issued++) {
+      if (this.tail - this.head < this.cap) this.backlog[this.tail++ % this.cap] = this.t0 + this.issued / this.perMs;
+      else this.unsent++;
+    }
+    while (this.head < this.tail && this.idle.length > 0) this.fire(this.idle.pop()!, this.backlog[this.head++ % this.cap]);
+  }
+
+  private fire(c: Connection, intended: number | undefined): void {
+    const sentAt = performance.now();
+    const start = intended ?? sentAt;
+    c.send(this.build(this.n++), (o) => {
+      const now = performance.now();
+      this.account(o, start, sentAt, now);
+      this.markWindow(now);
+      if (o.error === 'connect') setTimeout(() => this.next(c), RECONNECT_PAUSE_MS);
+      else this.next(c);
+    });
+  }
+
+  private next(c: Connection): void {
+    if (this.cfg.mode === 'max') {
+      if (performance.now() < this.tEnd) this.fire(c, undefined);
       return;
     }
-    const tick = () => {
-      const now = performance.now();
-      markWindow(now);
-      pump(now);
-      if (now < tEnd) return void setTimeout(tick, 1);
-      stopped = true;
-      resolve();
-    };
-    tick();
-  });
+    this.idle.push(c);
+    this.pump(performance.now());
+  }
 
-  // Requests still queued at the end were due inside the window but never sent.
-  for (let i = head; i < tail; i++) if (backlog[i % cap]! >= tMeasure) unsent++;
-  head = tail;
-  await drain(conns, cfg.timeoutMs);
-  markWindow(Math.max(performance.now(), tEnd));
-  clearInterval(sweep);
-  for (const c of conns) c.close();
-  const service = cfg.mode === 'rate' ? serviceHist.serialize() : undefined;
-  return { worker: cfg.worker, hist: hist.serialize(), serviceHist: service, statuses, errors, unsent, windowS: cfg.durationS, cpuS };
+  private account(o: Outcome, start: number, sentAt: number, now: number): void {
+    if (start < this.tMeasure || start >= this.tEnd) return; // warm-up, or started after the end
+    if (o.error) {
+      this.errors[o.error] = (this.errors[o.error] ?? 0) + 1;
+      return;
+    }
+    this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
+    this.hist.record((now - start) * 1000);
+    if (this.cfg.mode === 'rate') this.serviceHist.record((now - sentAt) * 1000);
+  }
+
+  private markWindow(now: number): void {
+    if (!this.windowStarted && now >= this.tMeasure) {
+      this.windowStarted = true;
+      this.cpuAtStart = process.cpuUsage();
+      this.notify({ type: 'window-start' });
+    }
+    if (this.windowStarted && !this.windowEnded && now >= this.tEnd) {
+      this.windowEnded = true;
+      const d = process.cpuUsage(this.cpuAtStart);
+      this.cpuS = (d.user + d.system) / 1e6;
+      this.notify({ type: 'window-end' });
+    }
+  }
 }
 
 /** Waits for in-flight requests, at most `timeoutMs` (they time out on their own by then). */
@@ -181,7 +216,7 @@ async function drain(conns: Connection[], timeoutMs: number): Promise<void> {
 }
 
 // Entry point when forked by run.ts: one config in, one result out, then exit.
-if (process.send) {
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   process.once('message', (cfg: WorkerConfig) => {
     const send = (m: WorkerMessage) => process.send!(m);
     runWorker(cfg, send).then(

@@ -63,7 +63,7 @@ export function createMailTransport(options: MailTransportOptions): MailTranspor
 
 function smtpTransport(options: MailTransportOptions, smtpUrl: string): MailTransport {
   // Timeouts well under the sender's lease, so a hung server turns into a retry, not a stuck row.
-  const transporter = nodemailer.createTransport(smtpUrl, { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 } as never);
+  const transporter = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 });
   return {
     kind: 'smtp',
     async send(mail) {

@@ -31,12 +31,23 @@ export interface SmtpSink {
   stop(): Promise<void>;
 }
 
-export async function startSmtpSink(port = 0): Promise<SmtpSink> {
+export interface SmtpSinkOptions {
+  /** Fixed port, e.g. to bring a sink back where a stopped one was. Default: a free one. */
+  port?: number;
+  /** Refuse every recipient with 550, a permanent failure. */
+  rejectRecipients?: boolean;
+}
+
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (!options.rejectRecipients) return callback();
+      callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -49,7 +60,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const address = server.server.address() as AddressInfo;
   return {
@@ -116,7 +127,8 @@ export function parsePart(raw: string): MimePart {
   const boundary = contentType.startsWith('multipart/') ? param(headers['content-type']!, 'boundary') : undefined;
   if (boundary) {
     const pieces = body.split(`--${boundary}`).slice(1);
-    const parts = pieces.filter((p) => !p.startsWith('--')).map((p) => parsePart(p.replace(/^\r?\n/, '')));
+    // RFC 2046: the line break before a boundary belongs to the boundary, not to the part.
+    const parts = pieces.filter((p) => !p.startsWith('--')).map((p) => parsePart(p.replace(/^\r?\n/, '').replace(/\r?\n$/, '')));
     return { headers, contentType, body: Buffer.alloc(0), parts };
   }
   const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();

@@ -52,7 +52,8 @@ export function createWeeklyReportComponent(deps: WeeklyReportDeps): WeeklyRepor
     const now = clock();
     const settings = await readInstanceSettings(deps.db);
     const key = dueReportKey(now, settings);
-    if (!key) return undefined;
+    // Nobody to send it to: not recorded, so contacts added later in the week still get it.
+    if (!key || settings.alert_contacts.length === 0) return undefined;
     const exists = await deps.db.query('SELECT 1 FROM email_outbox WHERE key = $1', [key]);
     if (exists.rowCount === 0) {
       const data = await gatherReport(deps, settings, now, key.slice('weekly_report:'.length));

@@ -79,9 +79,10 @@ async function qualityFacts(db: Database, store: AnalyticsStore, now: Date, from
   ]);
   const worst = cells.filter((c) => c.pass_rate < 1).sort((a, b) => a.pass_rate - b.pass_rate || b.total_runs - a.total_runs).slice(0, WORST_CHECKS);
   const days = daysOf({ from: addDays(to, -(TREND_DAYS - 1)), to });
+  // agent_id compared as text: an Array(UUID) parameter does not bind through chDB's queryBind.
   const series = worst.length === 0 ? [] : await store.query<{ agent_id: string; check_id: string; date: string; total: number; passed: number }>(
     `SELECT toString(agent_id) AS agent_id, check_id, toString(day) AS date, sum(total_runs) AS total, sum(passed_runs) AS passed
-     FROM check_results_per_day WHERE day BETWEEN {from:Date} AND {to:Date} AND agent_id IN {agents:Array(UUID)}
+     FROM check_results_per_day WHERE day BETWEEN {from:Date} AND {to:Date} AND toString(agent_id) IN {agents:Array(String)}
      GROUP BY agent_id, check_id, day`,
     { from: addDays(days[0]!, -7), to, agents: [...new Set(worst.map((w) => w.agent_id))] },
   );
