@@ -10,6 +10,7 @@ import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
 import type { FailingCheck } from '../lib/registry/observed.ts';
 import { recordObservations } from '../lib/registry/store.ts';
+import { intervalJob } from './interval-job.ts';
 import type { BackgroundComponent } from './workers-tier.ts';
 
 export interface ObservationSyncOptions {
@@ -36,8 +37,6 @@ export interface ObservationSync extends BackgroundComponent {
 
 export function createObservationSync(db: Database, store: AnalyticsStore, logger: Logger, options: ObservationSyncOptions = {}): ObservationSync {
   const settings = { ...OBSERVATION_DEFAULTS, ...options };
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
 
   const runOnce = async (now = new Date()): Promise<number> => {
     const [models, spanModels, failing, current] = await Promise.all([
@@ -73,22 +72,7 @@ export function createObservationSync(db: Database, store: AnalyticsStore, logge
     return updated;
   };
 
-  return {
-    name: 'observation_sync',
-    runOnce,
-    async start() {
-      timer = setInterval(() => {
-        running ??= runOnce()
-          .catch((error) => logger.warn('observation sync failed', { error }))
-          .finally(() => (running = undefined));
-      }, settings.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      await running;
-    },
-  };
+  return { ...intervalJob('observation_sync', settings.intervalMs, () => runOnce(), logger), runOnce };
 }
 
 function sameModels(a: Record<string, number>, b: Record<string, number>): boolean {

@@ -13,6 +13,7 @@ import type { AnalyticsStore } from '../lib/analytics/store.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
 import { recordObservations } from '../lib/registry/store.ts';
+import { intervalJob } from './interval-job.ts';
 import type { BackgroundComponent } from './workers-tier.ts';
 
 export interface TelemetryObservationsOptions {
@@ -40,8 +41,6 @@ export function createTelemetryObservations(
   options: TelemetryObservationsOptions = {},
 ): TelemetryObservations {
   const settings = { ...TELEMETRY_OBSERVATION_DEFAULTS, ...options };
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
 
   const runOnce = (now = new Date(), lagMs = settings.lagMs): Promise<TelemetryObservationsRun> =>
     db.transaction(async (tx) => {
@@ -65,20 +64,5 @@ export function createTelemetryObservations(
       return { skipped: false, agents: activity.length, spans };
     });
 
-  return {
-    name: 'telemetry_observations',
-    runOnce,
-    async start() {
-      timer = setInterval(() => {
-        running ??= runOnce()
-          .catch((error) => logger.warn('telemetry observations failed', { error }))
-          .finally(() => (running = undefined));
-      }, settings.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      await running;
-    },
-  };
+  return { ...intervalJob('telemetry_observations', settings.intervalMs, () => runOnce(), logger), runOnce };
 }
