@@ -4,7 +4,8 @@
 // change of either never rewrites history.
 import type { Logger } from '../lib/log.ts';
 import type { Database } from '../lib/postgres/database.ts';
-import { createPricer, type Pricer, type PriceEntry } from '../lib/pricing/pricing.ts';
+import { listPriceOverrides } from '../lib/pricing/price-overrides.ts';
+import { createPricer, type Pricer } from '../lib/pricing/pricing.ts';
 
 export interface CostSnapshot {
   pricer: Pricer;
@@ -40,16 +41,12 @@ export class CostContext {
   async refresh(): Promise<void> {
     const [settings, prices] = await Promise.all([
       this.db.query<{ display_currency: string; usd_rate: number }>('SELECT display_currency, usd_rate::float8 AS usd_rate FROM instance_settings WHERE id = 1'),
-      this.db.query<PriceEntry>(
-        `SELECT model, coalesce(provider, '') AS provider, input_per_million::float8 AS input,
-                output_per_million::float8 AS output, cached_input_per_million::float8 AS cached_input
-           FROM model_prices ORDER BY model`,
-      ),
+      listPriceOverrides(this.db),
     ]);
     const row = settings.rows[0]!;
-    const signature = JSON.stringify([row, prices.rows]);
+    const signature = JSON.stringify([row, prices]);
     if (signature === this.signature) return;
     this.signature = signature;
-    this.snapshot = { pricer: createPricer(prices.rows), currency: row.display_currency.trim(), usdRate: row.usd_rate };
+    this.snapshot = { pricer: createPricer(prices), currency: row.display_currency.trim(), usdRate: row.usd_rate };
   }
 }

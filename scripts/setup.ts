@@ -18,6 +18,8 @@ import { findRunningEmbeddedPostgres, startEmbeddedPostgres } from '../lib/postg
 import { migrate } from '../lib/postgres/migrate.ts';
 import { readInstanceSettings } from '../lib/instance-settings.ts';
 import { isCurrencyCode } from '../lib/pricing/currency.ts';
+import { parsePriceFlag, upsertPriceOverride } from '../lib/pricing/price-overrides.ts';
+import type { PriceEntry } from '../lib/pricing/pricing.ts';
 import { isValidEmail } from '../lib/auth/users.ts';
 import { FIRST_SETUP_REQUIRED, hasAdmin, provisionInstance, type ProvisionOptions, type ProvisionResult } from '../lib/auth/provision.ts';
 
@@ -37,11 +39,13 @@ const FLAGS: Record<string, { env: string; key: keyof ProvisionOptions | 'json' 
 
 const USAGE = `Usage: npm run setup -- --company NAME --plan professional|enterprise --agent-limit N
          --currency CODE --usd-rate RATE --admin-email EMAIL [--admin-name NAME]
-         [--signup on|off] [--service-token NAME] [--json]`;
+         [--signup on|off] [--service-token NAME] [--price MODEL=INPUT,OUTPUT[,CACHED]]... [--json]`;
 
 /** Reads flags (`--name value` or `--name=value`) over SETUP_* variables into raw strings. */
-function readRaw(argv: string[], env: Record<string, string | undefined>): { raw: Map<string, string>; json: boolean } {
+function readRaw(argv: string[], env: Record<string, string | undefined>): { raw: Map<string, string>; json: boolean; prices: string[] } {
   const raw = new Map<string, string>();
+  // --price may repeat: one model each.
+  const prices: string[] = [];
   for (const [flag, spec] of Object.entries(FLAGS)) {
     const value = env[spec.env];
     if (value !== undefined && value !== '') raw.set(flag, value);
@@ -55,16 +59,17 @@ function readRaw(argv: string[], env: Record<string, string | undefined>): { raw
     }
     if (arg === '--help' || arg === '-h') throw new UsageError(USAGE);
     const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    if (!match || !FLAGS[match[1]!]) throw new UsageError(`Unknown argument "${arg}".\n${USAGE}`);
+    if (!match || (!FLAGS[match[1]!] && match[1] !== 'price')) throw new UsageError(`Unknown argument "${arg}".\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined || (match[2] === undefined && value.startsWith('--'))) throw new UsageError(`--${match[1]} needs a value.`);
-    raw.set(match[1]!, value);
+    if (match[1] === 'price') prices.push(value);
+    else raw.set(match[1]!, value);
   }
-  return { raw, json };
+  return { raw, json, prices };
 }
 
-function parseSetupArgs(argv: string[], env: Record<string, string | undefined>): { options: ProvisionOptions; json: boolean } {
-  const { raw, json } = readRaw(argv, env);
+function parseSetupArgs(argv: string[], env: Record<string, string | undefined>): { options: ProvisionOptions; json: boolean; prices: PriceEntry[] } {
+  const { raw, json, prices: priceFlags } = readRaw(argv, env);
   const problems: string[] = [];
   const options: ProvisionOptions = {};
   const get = (flag: string) => raw.get(flag)?.trim();
@@ -116,8 +121,14 @@ function parseSetupArgs(argv: string[], env: Record<string, string | undefined>)
     if (token === '' || token.length > 100) problems.push('--service-token must be a name of 1 to 100 characters.');
     else options.serviceTokenName = token;
   }
+  const prices: PriceEntry[] = [];
+  for (const flag of priceFlags) {
+    const entry = parsePriceFlag(flag);
+    if (entry) prices.push(entry);
+    else problems.push(`--price must look like MODEL=INPUT,OUTPUT[,CACHED] in USD per million tokens, got "${flag}".`);
+  }
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
-  return { options, json };
+  return { options, json, prices };
 }
 
 /** Progress and warnings go to stderr, so stdout carries only the result (one JSON object with --json). */
@@ -162,7 +173,7 @@ const LABELS: Array<[keyof ProvisionResult, string]> = [
   ['signup_enabled', 'Self-signup'],
 ];
 
-function printHuman(result: ProvisionResult): void {
+function printHuman(result: ProvisionResult & { prices?: PriceEntry[] }): void {
   const out: string[] = ['Instance settings:'];
   for (const [key, label] of LABELS) {
     const value = key === 'signup_enabled' ? (result.signup_enabled ? 'on' : 'off') : String(result[key]);
@@ -175,6 +186,9 @@ function printHuman(result: ProvisionResult): void {
   }
   if (result.service_token) {
     out.push('', `Service-account token (shown only now; send it as "Authorization: Bearer <token>" to the OTLP endpoint):`, `  ${result.service_token}`);
+  }
+  for (const p of result.prices ?? []) {
+    out.push(`Price of ${p.model} set: input ${p.input}, output ${p.output}${p.cached_input === null ? '' : `, cached input ${p.cached_input}`} USD per million tokens.`);
   }
   process.stdout.write(out.join('\n') + '\n');
 }
@@ -210,7 +224,9 @@ async function main(): Promise<number> {
         return 2;
       }
     }
-    const result = await provisionInstance(db, parsed.options, config.passwordHashCost);
+    const result: ProvisionResult & { prices?: PriceEntry[] } = await provisionInstance(db, parsed.options, config.passwordHashCost);
+    for (const price of parsed.prices) await upsertPriceOverride(db, price);
+    if (parsed.prices.length > 0) result.prices = parsed.prices;
     if (parsed.json) process.stdout.write(JSON.stringify(result) + '\n');
     else printHuman(result);
     return 0;
