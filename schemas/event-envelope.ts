@@ -4,7 +4,7 @@
 // guessing. The record inside is validated against the row schema of its kind.
 import { Type, type Static } from '@sinclair/typebox';
 import { CostEventRecordSchema, SignalRecordSchema } from './analytics-rows.ts';
-import { SpanRecordSchema } from './otlp.ts';
+import { SpanEventSchema } from './telemetry.ts';
 
 export const EVENT_ENVELOPE_VERSION = 1;
 
@@ -16,7 +16,7 @@ export const EventEnvelopeSchema = Type.Object(
     kind: EventKindSchema,
     /** When ingest produced the message (ISO 8601); end-to-end latency, never stored. */
     produced_at: Type.String({ minLength: 1 }),
-    /** A SignalRecord, CostEventRecord or SpanRecord, per `kind`. */
+    /** A SignalRecord, CostEventRecord or SpanEvent, per `kind`. */
     record: Type.Unknown(),
   },
   { additionalProperties: false },
@@ -27,7 +27,7 @@ export type EventEnvelope = Static<typeof EventEnvelopeSchema>;
 export const RECORD_SCHEMAS = {
   signals: SignalRecordSchema,
   costs: CostEventRecordSchema,
-  spans: SpanRecordSchema,
+  spans: SpanEventSchema,
 } as const;
 
 /** Headers of a dead-lettered message (the value and key are the original ones, unchanged). */

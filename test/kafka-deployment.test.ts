@@ -2,11 +2,13 @@
 // processes and one `--role api,workers` process (the only one that opens chDB), sharing one
 // PostgreSQL. Their figures must equal those of the embedded mode for the same events, and the
 // loading process killed with kill -9 mid-stream must neither lose nor double anything.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createServiceAccount } from '../lib/auth/service-accounts.ts';
 import { createDatabase, type Database } from '../lib/postgres/database.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { freshTopicPrefix, killAllSpawned, spawnService, type ServiceProcess } from './helpers/processes.ts';
@@ -24,6 +26,8 @@ interface Deployment {
   api: string;
   ingest: string[];
   token: string;
+  /** Service-account token for OTLP exports. */
+  otlpToken: string;
 }
 
 /** Same events (same ids) for both deployments: signals of known and new agents, costs of known and unknown ones. */
@@ -47,7 +51,33 @@ function dataset() {
     output_tokens: 200 + 3 * i,
     ...(i % 5 === 0 ? { cached_input_tokens: 100 } : {}),
   }));
-  return { signals, costs };
+  return { signals, costs, traces: otlpExports() };
+}
+
+/** OTLP/HTTP JSON exports: GenAI spans of known agents, an unknown one, and a plain service. */
+function otlpExports(): object[] {
+  const nowNs = BigInt(Date.now() - 60_000) * 1_000_000n;
+  const attr = (key: string, value: string | number) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } });
+  return Array.from({ length: 4 }, (_, e) => {
+    const traceId = randomBytes(16).toString('hex');
+    const spans = Array.from({ length: 6 }, (_, i) => {
+      const start = nowNs + BigInt(e * 1_000 + i * 100) * 1_000_000n;
+      const agent = i % 3 === 2 ? 'kafka-telemetry-new' : AGENTS[(e + i) % 3]!.external_id;
+      return {
+        traceId,
+        spanId: randomBytes(8).toString('hex'),
+        name: `chat ${i}`,
+        kind: 3,
+        startTimeUnixNano: String(start),
+        endTimeUnixNano: String(start + BigInt(20 + 7 * i) * 1_000_000n),
+        attributes: [attr('gen_ai.agent.name', agent), attr('gen_ai.request.model', MODELS[i % 4]!), attr('gen_ai.provider.name', 'openai'), attr('gen_ai.usage.input_tokens', 300 + i), attr('gen_ai.usage.output_tokens', 40 + e)],
+        status: { code: i === 4 ? 2 : 1 },
+      };
+    });
+    return {
+      resourceSpans: [{ resource: { attributes: [attr('service.name', `svc-${e % 2}`)] }, scopeSpans: [{ scope: { name: 'kafka-test', version: '1' }, spans }] }],
+    };
+  });
 }
 
 /** Half the events one by one, half in batches; spread over the ingest processes of a deployment. */
@@ -58,14 +88,15 @@ async function send(d: Deployment, data: ReturnType<typeof dataset>): Promise<vo
   data.costs.slice(0, 40).forEach((c, i) => answers.push(call(target(i), 'POST', '/api/v1/costs/events', { body: c })));
   answers.push(call(target(0), 'POST', '/api/v1/quality/batch', { body: data.signals.slice(30) }));
   answers.push(call(target(1), 'POST', '/api/v1/costs/events/batch', { body: data.costs.slice(40) }));
+  data.traces.forEach((t, i) => answers.push(call(target(i), 'POST', '/api/v1/otel/v1/traces', { body: t, token: d.otlpToken })));
   for (const answer of await Promise.all(answers)) {
     expect(answer.status, JSON.stringify(answer.body)).toBeOneOf([200, 202]);
-    if (answer.status === 200) expect(answer.body.rejected).toBe(0);
+    if (answer.status === 200 && 'rejected' in (answer.body ?? {})) expect(answer.body.rejected).toBe(0);
   }
 }
 
 /** Every figure the API shows for the data set, with this deployment's agent uuids replaced by external ids. */
-async function figures(d: Deployment): Promise<unknown> {
+async function figures(d: Deployment, traceIds: string[]): Promise<unknown> {
   const get = async (p: string) => {
     const r = await call(d.api, 'GET', p, { token: d.token });
     if (r.status !== 200) throw new Error(`${p}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -79,12 +110,16 @@ async function figures(d: Deployment): Promise<unknown> {
       costs: await get(`/api/v1/costs/agents/${agent.agent_id}?days=7`),
       accuracy: await get(`/api/v1/agents/${agent.agent_id}/accuracy?days=7`),
       signals: await get(`/api/v1/agents/${agent.agent_id}/signals?limit=500`),
+      telemetry: await get(`/api/v1/agents/${agent.agent_id}/telemetry?days=7`),
     };
   }
   const raw = {
     summary: await get('/api/v1/costs/summary?days=7'),
     departments: await get('/api/v1/costs/departments'),
     heatmap: await get('/api/v1/optimise/heatmap?window_days=7'),
+    telemetryCosts: await get('/api/v1/otel/costs?days=7'),
+    telemetryStatus: await get('/api/v1/otel/status'),
+    traces: await Promise.all(traceIds.map((id) => get(`/api/v1/otel/traces/${id}`))),
     perAgent,
   };
   return normalize(raw, names);
@@ -92,10 +127,10 @@ async function figures(d: Deployment): Promise<unknown> {
 
 // Times differ between the two runs; uuids of agents differ per database; float sums may differ
 // in the last bits with insertion order. Everything else must be equal.
-const TIME_KEYS = new Set(['received_at', 'created_at', 'updated_at', 'last_seen_at', 'generated_at']);
+const TIME_KEYS = new Set(['received_at', 'created_at', 'updated_at', 'last_seen_at', 'generated_at', 'last_received_at', 'last_span_at', 'last_export_at']);
 function normalize(value: unknown, names: Map<string, string>): unknown {
   if (typeof value === 'string') return names.has(value) ? `agent:${names.get(value)}` : value;
-  if (typeof value === 'number') return Math.round(value * 1e6) / 1e6;
+  if (typeof value === 'number') return Math.round(value * 1e6) / 1e6 || 0;
   if (Array.isArray(value)) {
     const items = value.map((v) => normalize(v, names));
     return items.every((v) => typeof v === 'object' && v !== null) ? items.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) : items;
@@ -141,7 +176,7 @@ describe('Kafka deployment: two ingest processes and one api,workers process wit
     loaderProcess = await spawnService('api,workers', env);
     [ingest, embedded] = await Promise.all([Promise.all([spawnService('ingest', env), spawnService('ingest', env)]), startTestService()]);
     db = createDatabase(databaseUrl, { max: 2 });
-    kafkaSide = { api: loaderProcess.baseUrl, ingest: ingest.map((p) => p.baseUrl), token: await tokenFor(db, 'admin') };
+    kafkaSide = { api: loaderProcess.baseUrl, ingest: ingest.map((p) => p.baseUrl), token: await tokenFor(db, 'admin'), otlpToken: (await createServiceAccount(db, 'collector')).token };
   }, 120_000);
 
   afterAll(async () => {
@@ -152,22 +187,28 @@ describe('Kafka deployment: two ingest processes and one api,workers process wit
   }, 60_000);
 
   it('carries events through two ingest processes and Kafka into the store with every figure as in the embedded mode', async () => {
-    const embeddedSide: Deployment = { api: embedded.baseUrl, ingest: [embedded.baseUrl], token: await tokenFor(embedded.db, 'admin') };
+    const embeddedSide: Deployment = {
+      api: embedded.baseUrl,
+      ingest: [embedded.baseUrl],
+      token: await tokenFor(embedded.db, 'admin'),
+      otlpToken: (await createServiceAccount(embedded.db, 'collector')).token,
+    };
     await Promise.all([createAgents(kafkaSide.api, kafkaSide.token), createAgents(embeddedSide.api, embeddedSide.token)]);
-    console.log('T agents', Date.now() % 100000);
     const data = dataset();
     await Promise.all([send(kafkaSide, data), send(embeddedSide, data)]);
 
-    console.log('T sent', Date.now() % 100000);
-    const expected = await figures(embeddedSide);
-    console.log('T figures', Date.now() % 100000);
-    expect(JSON.stringify(expected)).toContain('kafka-agent-new');
+    const traceIds = data.traces.map((t: any) => t.resourceSpans[0].scopeSpans[0].spans[0].traceId as string);
+    // Both sides are re-read: the export counters of /otel/status reach PostgreSQL on a timer.
+    let expected: any;
     let actual: unknown;
     await waitUntil('the Kafka deployment to show the embedded figures', async () => {
-      actual = await figures(kafkaSide);
-      return JSON.stringify(actual) === JSON.stringify(expected);
+      [expected, actual] = await Promise.all([figures(embeddedSide, traceIds), figures(kafkaSide, traceIds)]);
+      return expected.telemetryStatus.status === 'RECEIVING' && isDeepStrictEqual(actual, expected);
     }, 30_000).catch(() => undefined);
-    console.log('T equal', Date.now() % 100000);
+    // The figures hold what they should: auto-registered agents, spans, priced telemetry.
+    expect(JSON.stringify(expected)).toContain('kafka-agent-new');
+    expect(JSON.stringify(expected)).toContain('kafka-telemetry-new');
+    expect(JSON.stringify(expected)).toContain('"chat 5"');
     expect(actual).toEqual(expected);
   }, 90_000);
 
@@ -209,7 +250,7 @@ describe('Kafka deployment: two ingest processes and one api,workers process wit
     expect(Math.round(detail.cost_usd * 1e6) / 1e6).toBe(expectedUsd);
 
     // The restarted process reports the group's lag, in /health and in /metrics.
-    await waitUntil('lag 0 in /health', async () => { const h = (await call(kafkaSide.api, 'GET', '/health')).body; console.log(JSON.stringify(h)); return h?.stores?.kafka_loader?.lag === 0; }, 20_000);
+    await waitUntil('lag 0 in /health', async () => (await call(kafkaSide.api, 'GET', '/health')).body?.stores?.kafka_loader?.lag === 0, 20_000);
     const metrics = await call(kafkaSide.api, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');

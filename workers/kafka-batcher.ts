@@ -23,13 +23,20 @@ interface KindState {
   pending: Pending[];
   events: number;
   timer?: NodeJS.Timeout;
+  quiet?: NodeJS.Timeout;
   loading?: Promise<void>;
 }
 
 export interface LoadBatcherOptions {
   loader: BatchLoader;
   maxEvents: number;
+  /** Longest a part waits for company. */
   intervalMs: number;
+  /**
+   * kafkajs hands the partitions of one fetch over within a few milliseconds of each other;
+   * once none has arrived for this long, the fetch is all here and waiting longer gains nothing.
+   */
+  quietMs?: number;
   logger: Logger;
   onLoaded(kind: EventKind, events: number, parts: number): void;
   onFailure(error: unknown): void;
@@ -65,8 +72,10 @@ export class LoadBatcher {
     return new Promise<boolean>((resolve) => {
       state.pending.push({ part, resolve });
       state.events += part.records.length;
-      if (state.events >= this.options.maxEvents) this.flush(kind);
-      else state.timer ??= setTimeout(() => this.flush(kind), this.options.intervalMs);
+      if (state.events >= this.options.maxEvents) return this.flush(kind);
+      state.timer ??= setTimeout(() => this.flush(kind), this.options.intervalMs);
+      clearTimeout(state.quiet);
+      state.quiet = setTimeout(() => this.flush(kind), this.options.quietMs ?? 20);
     });
   }
 
@@ -90,7 +99,9 @@ export class LoadBatcher {
   private flush(kind: EventKind): void {
     const state = this.state(kind);
     clearTimeout(state.timer);
+    clearTimeout(state.quiet);
     state.timer = undefined;
+    state.quiet = undefined;
     if (state.loading || state.pending.length === 0) return;
     const batch: Pending[] = [];
     let events = 0;
@@ -102,9 +113,9 @@ export class LoadBatcher {
     state.events -= events;
     state.loading = this.run(kind, batch, events).finally(() => {
       state.loading = undefined;
-      if (state.pending.length === 0) return;
-      if (state.events >= this.options.maxEvents || this.stopping) this.flush(kind);
-      else state.timer ??= setTimeout(() => this.flush(kind), this.options.intervalMs);
+      // kafkajs fetches again only when every part of this fetch is answered: what queued
+      // during the insert is the rest of this fetch, and nothing more is coming for it.
+      if (state.pending.length > 0) this.flush(kind);
     });
   }
 

@@ -74,6 +74,10 @@ export class KafkaLoader {
     this.consumer = options.kafka.consumer({
       groupId: this.groupId,
       maxWaitTimeInMs: 1_000,
+      // A worker killed with kill -9 holds its partitions until its session expires: 10 s, not
+      // kafkajs' 30 s. Heartbeats go on during long loads (see handleBatch), so it is enough.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 2_000,
       retry: { restartOnFailure: async () => !this.stopping },
     });
     this.producer = options.kafka.producer({
@@ -195,7 +199,7 @@ export class KafkaLoader {
       if (decoded.ok) records.push(decoded.record);
       else invalid.push({ message, reason: decoded.reason });
     }
-    const keepAlive = setInterval(() => void heartbeat().catch(() => {}), 3_000);
+    const keepAlive = setInterval(() => void heartbeat().catch(() => {}), 2_000);
     try {
       if (invalid.length > 0 && !(await this.deadLetter(batch.topic, batch.partition, invalid))) return;
       const part = { topic: batch.topic, partition: batch.partition, firstOffset: batch.messages[0]!.offset, lastOffset: batch.lastOffset(), records };

@@ -29,9 +29,11 @@ export function compileRequest(spec: RequestSpec, worker: number): RequestFactor
   const m = /^http:\/\/([^/?#]+)([^#]*)$/.exec(spec.url);
   if (!m) throw new Error(`only http:// URLs are supported, got ${spec.url}`);
   const method = spec.method ?? (spec.body ? 'POST' : 'GET');
+  // A Content-Type among the extra headers (e.g. application/x-ndjson) replaces the JSON default.
+  const ownType = (spec.headers ?? []).some((h) => /^\s*content-type\s*:/i.test(h));
   const headers =
     `Host: ${m[1]}\r\n` +
-    (spec.body ? 'Content-Type: application/json\r\n' : '') +
+    (spec.body && !ownType ? 'Content-Type: application/json\r\n' : '') +
     (spec.headers ?? []).map((h) => h.trim() + '\r\n').join('');
   const path = template(m[2] || '/', worker);
   if (!spec.body) return (n) => `${method} ${path(n)} HTTP/1.1\r\n${headers}\r\n`;

@@ -34,11 +34,18 @@ export function kindOfTopic(topics: KafkaTopics, topic: string): EventKind | und
  */
 export function createKafka(settings: Pick<KafkaSettings, 'brokers'>, clientId: string, logger: Logger): Kafka {
   const log = logger.child({ component: 'kafkajs' });
+  // During an outage every retry repeats the same line; one per message per 10 s says it all.
+  const lastWarned = new Map<string, number>();
   const logCreator = () => (entry: LogEntry) => {
-    const { message, timestamp: _t, logger: _l, ...extra } = entry.log;
+    const { message, timestamp: _t, logger: _l, stack: _s, ...extra } = entry.log;
     const fields = { namespace: entry.namespace, ...extra };
-    if (entry.level <= logLevel.WARN) log.warn(message, fields);
-    else log.debug(message, fields);
+    if (entry.level > logLevel.WARN) return log.debug(message, fields);
+    const key = `${entry.namespace}:${message}`;
+    const now = Date.now();
+    if (now - (lastWarned.get(key) ?? 0) < 10_000) return log.debug(message, fields);
+    if (lastWarned.size > 1_000) lastWarned.clear();
+    lastWarned.set(key, now);
+    log.warn(message, fields);
   };
   return new Kafka({
     clientId,

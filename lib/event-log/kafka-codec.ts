@@ -38,8 +38,9 @@ export function partitionKey(kind: EventKind, record: Record<string, unknown>): 
     case 'costs':
       return pick('agent_id', 'agent_external_id');
     case 'spans':
-      // Spans name their agent only when GenAI attributes say so; a trace stays together otherwise.
-      return pick('agent_id', 'agent_name', 'service_name', 'trace_id');
+      // The registry agent when the span resolved to one, else the identity discovery will
+      // register, else the trace (a trace's spans stay together).
+      return pick('registry_agent_id', 'agent_key', 'trace_id');
   }
 }
 
