@@ -74,14 +74,10 @@ describe('Kafka broker stopped mid-stream', () => {
       await waitUntil('40 acknowledged events', () => acked.length >= 40, 20_000);
       await broker.pause();
       phase = 'down';
-      const ackedBeforeStop = acked.length;
       await waitUntil('20 refused requests', () => refused.length >= 20, 30_000);
       const health = await call(ingest.baseUrl, 'GET', '/health');
       expect(health.status).toBe(503);
       expect(health.body.stores.event_log.status).toBe('down');
-      // A broker that stopped cleanly may have acknowledged the sends under way while stopping;
-      // nothing after that can be acknowledged.
-      expect(acked.length - ackedBeforeStop).toBeLessThanOrEqual(10);
 
       await broker.resume();
       phase = 'back';
@@ -91,7 +87,9 @@ describe('Kafka broker stopped mid-stream', () => {
       await clients;
     }
     expect(otherAnswers).toEqual([]);
-    expect(ackedWhileDown).toBeLessThanOrEqual(10);
+    // Once the broker process is gone nothing is acknowledged; at most the one answer per client
+    // that the broker sent just before exiting can arrive after that.
+    expect(ackedWhileDown).toBeLessThanOrEqual(3);
 
     const stored = async (ids: string[]) =>
       loader.analytics!.query<{ id: string; n: number }>(

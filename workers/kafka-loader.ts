@@ -5,12 +5,12 @@
 // the partition's offsets only after that insert (and the dead letters) succeeded. A crash
 // between insert and commit redelivers the batch, and the loader's deduplication (event ids, and
 // the offset-range token) keeps it from counting twice.
-import { Partitioners, type Admin, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Message, type Producer } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import type { AnalyticsStore } from '../lib/analytics/store.ts';
 import type { Config } from '../lib/config.ts';
 import { analyticsLoader } from '../lib/event-log/analytics-loader.ts';
 import { decodeEvent } from '../lib/event-log/kafka-codec.ts';
-import { createKafka, ensureKafkaTopics, kafkaTopics, kindOfTopic, type KafkaSettings, type KafkaTopics } from '../lib/event-log/kafka-client.ts';
+import { createKafka, ensureKafkaTopics, IdempotentProducer, kafkaTopics, kindOfTopic, type KafkaSettings, type KafkaTopics } from '../lib/event-log/kafka-client.ts';
 import type { BatchLoader } from '../lib/event-log/types.ts';
 import type { Logger } from '../lib/log.ts';
 import type { MetricSample } from '../lib/metrics.ts';
@@ -55,7 +55,7 @@ export class KafkaLoader {
   readonly groupId: string;
   private readonly topics: KafkaTopics;
   private readonly consumer: Consumer;
-  private readonly producer: Producer;
+  private readonly producer: IdempotentProducer;
   private readonly admin: Admin;
   private readonly batcher: LoadBatcher;
   private readonly lag: LagMonitor;
@@ -80,12 +80,7 @@ export class KafkaLoader {
       heartbeatInterval: 2_000,
       retry: { restartOnFailure: async () => !this.stopping },
     });
-    this.producer = options.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
+    this.producer = new IdempotentProducer(options.kafka);
     this.admin = options.kafka.admin();
     this.lag = new LagMonitor(this.admin, this.groupId, this.topics.events, options.lagIntervalMs ?? 5_000, this.logger);
     this.batcher = new LoadBatcher({
@@ -235,8 +230,9 @@ export class KafkaLoader {
         [DEAD_LETTER_HEADERS.failedAt]: failedAt,
       },
     }));
-    // The idempotent producer retries until the broker takes it; only a stop ends the wait.
-    const sent = this.producer.send({ topic: this.topics.deadLetter, acks: -1, messages }).then(() => true);
+    // Retried until the broker takes it; only a stop ends the wait. A send that fails outright
+    // throws, and kafkajs redelivers the batch to try again.
+    const sent = this.producer.sendBatch({ acks: -1, topicMessages: [{ topic: this.topics.deadLetter, messages }] }).then(() => true);
     const stopped = new Promise<boolean>((resolve) => {
       const timer = setInterval(() => {
         if (this.stopping) {

@@ -1,6 +1,6 @@
 // What the Kafka producer (ingest) and the consumer (workers) share: the client with our logger,
 // the topic names, and the topics themselves, created at start when missing.
-import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type LogEntry, type Producer, type ProducerBatch, type RecordMetadata } from 'kafkajs';
 import type { Logger } from '../log.ts';
 import { EVENT_KINDS, type EventKind } from './types.ts';
 
@@ -55,6 +55,9 @@ export function createKafka(settings: Pick<KafkaSettings, 'brokers'>, clientId: 
     connectionTimeout: 3_000,
     // A stalled broker must turn into a retry (and a 503 upstream) well before the default 30 s.
     requestTimeout: 10_000,
+    // Reconnects back off to 2 s at most (not 30 s), so a broker that is back is used within
+    // seconds; eight tries (about 10 s) before a start or a send gives up.
+    retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
   });
 }
 
@@ -95,5 +98,57 @@ export async function ensureKafkaTopics(admin: Admin, settings: KafkaSettings, l
         configured: settings.partitions,
       });
     }
+  }
+}
+
+/**
+ * An idempotent producer (acks from all in-sync replicas are the caller's to ask) that is
+ * replaced after a failed send. kafkajs rolls its sequence numbers back when a send fails; if the
+ * broker had written the batch and only its answer was lost, the next batch carrying the same
+ * numbers would be taken for that duplicate and acknowledged without being written. A new
+ * producer gets a new producer id, whose numbers start afresh, so that can never happen.
+ */
+export class IdempotentProducer {
+  private producer: Producer;
+  private connected = false;
+
+  constructor(private readonly kafka: Kafka) {
+    this.producer = this.make();
+  }
+
+  async connect(): Promise<void> {
+    await this.producer.connect();
+    this.connected = true;
+  }
+
+  async sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
+    const producer = this.producer;
+    try {
+      if (!this.connected) await this.connect();
+      return await producer.sendBatch(batch);
+    } catch (error) {
+      if (this.producer === producer) {
+        this.producer = this.make();
+        this.connected = false;
+        void producer.disconnect().catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    await this.producer.disconnect();
+  }
+
+  private make(): Producer {
+    return this.kafka.producer({
+      idempotent: true,
+      // kafkajs requires one request in flight per broker for idempotence (ordering of sequences).
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      // Retriable errors are retried with short pauses, so a broker that is back is noticed within
+      // a second or two; a broker that stays away fails the send once kafkajs stops reconnecting.
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1_000 },
+    });
   }
 }

@@ -4,17 +4,16 @@
 // request is answered when the send holding its events is acknowledged, or with 503 and
 // Retry-After when that takes longer than `sendTimeoutMs`.
 //
-// kafkajs retries an idempotent send until it succeeds, and it must: giving up would leave its
-// sequence numbers ahead of the broker's, and the next send could be taken as a duplicate and
-// "acknowledged" without being written. So a send that outlives the timeout is left running (its
-// events may still land; clients retry with the same event_id and are counted once) and, while
-// it hangs, new requests are refused at once instead of queueing behind it.
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+// A send cannot be called back: one that outlives the timeout is left running (its events may
+// still land; clients retry with the same event_id and are counted once) and, while it hangs,
+// new requests are refused at once instead of queueing behind it. A send that fails replaces the
+// producer (see IdempotentProducer), so nothing written by it can make a later send look done.
+import type { Kafka, Message } from 'kafkajs';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { MetricSample } from '../metrics.ts';
 import { encodeEvent } from './kafka-codec.ts';
-import { ensureKafkaTopics, kafkaTopics, type KafkaSettings, type KafkaTopics } from './kafka-client.ts';
+import { ensureKafkaTopics, IdempotentProducer, kafkaTopics, type KafkaSettings, type KafkaTopics } from './kafka-client.ts';
 import type { EventKind, EventLog } from './types.ts';
 
 export interface KafkaEventLogOptions {
@@ -51,12 +50,13 @@ interface Slice {
 // a whole send under it keeps every partition's share under it whatever the keys.
 const MAX_SEND_BYTES = 900 * 1024;
 const RETRY_AFTER_SECONDS = 2;
+const FAILURE_HOLD_MS = 10_000;
 const unavailable = (detail: string, cause?: unknown) =>
   new AppError({ code: 'event_log_unavailable', status: 503, detail, retryAfterSeconds: RETRY_AFTER_SECONDS, cause });
 
 export class KafkaEventLog implements EventLog {
   private readonly topics: KafkaTopics;
-  private readonly producer: Producer;
+  private readonly producer: IdempotentProducer;
   private readonly sendTimeoutMs: number;
   private queue: Waiter[] = [];
   private queuedEvents = 0;
@@ -64,20 +64,12 @@ export class KafkaEventLog implements EventLog {
   private timer?: NodeJS.Timeout;
   private stopping = false;
   private readonly counters = { acked_events: 0, sends: 0, failed_sends: 0, timed_out_requests: 0, refused_requests: 0 };
-  private lastError?: string;
+  private lastError?: { message: string; at: number };
 
   constructor(private readonly options: KafkaEventLogOptions) {
     this.topics = kafkaTopics(options.settings.topicPrefix);
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.producer = options.kafka.producer({
-      idempotent: true,
-      // kafkajs requires one request in flight per broker for idempotence (ordering of sequences).
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      // Unbounded retries (see the top of this file), with short pauses so a broker that is back
-      // is noticed within a second or two.
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
+    this.producer = new IdempotentProducer(options.kafka);
   }
 
   async start(): Promise<void> {
@@ -130,7 +122,10 @@ export class KafkaEventLog implements EventLog {
   }
 
   async health() {
-    const up = !this.stalled() && this.lastError === undefined;
+    // A failed send marks the log down for a while, not until the next success: a load balancer
+    // that stops sending traffic to a down process must not keep it down for good.
+    const recentFailure = this.lastError !== undefined && Date.now() - this.lastError.at < FAILURE_HOLD_MS;
+    const up = !this.stalled() && !recentFailure;
     return {
       up,
       details: {
@@ -139,7 +134,7 @@ export class KafkaEventLog implements EventLog {
         queued_events: this.queuedEvents,
         in_flight_events: this.inFlight?.events ?? 0,
         ...this.counters,
-        ...(this.lastError ? { last_error: this.lastError } : {}),
+        ...(this.lastError ? { last_error: this.lastError.message, last_error_at: new Date(this.lastError.at).toISOString() } : {}),
       },
     };
   }
@@ -242,7 +237,7 @@ export class KafkaEventLog implements EventLog {
       }
     } catch (error) {
       this.counters.failed_sends++;
-      this.lastError = (error as Error).message;
+      this.lastError = { message: (error as Error).message, at: Date.now() };
       this.options.logger.warn('Kafka send failed', { events, error });
       const tooLarge = (error as { type?: string }).type === 'MESSAGE_TOO_LARGE' && slices.length === 1;
       const answer = tooLarge
