@@ -20,10 +20,11 @@ async function main(): Promise<void> {
   const where = service.port === undefined ? 'no HTTP (workers only)' : `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${service.port}`;
   logger.info('service started', { roles: [...config.roles], listening: where });
   if (service.port !== undefined) {
-    process.stdout.write(
-      `\nAgent Operations Registry is listening on ${where} (roles: ${[...config.roles].join(', ')}).\n` +
-        `Create the first admin with:\n  npm run setup -- --company "Acme" --plan professional --agent-limit 100 --currency USD --usd-rate 1 --admin-email you@example.com\n\n`,
-    );
+    // Tests and scripts read the port from this first line.
+    const hint = config.roles.has('api')
+      ? `Create the first admin with:\n  npm run setup -- --company "Acme" --plan professional --agent-limit 100 --currency USD --usd-rate 1 --admin-email you@example.com\n`
+      : '';
+    process.stdout.write(`\nAgent Operations Registry is listening on ${where} (roles: ${[...config.roles].join(', ')}).\n${hint}\n`);
   }
   let stopping = false;
   const shutdown = async (signal: string) => {
