@@ -10,7 +10,8 @@ import { telemetryRoutes } from './telemetry/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { priceRoutes } from './prices/routes.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 
 export function apiRoutes(ctx: ApiContext): Route[] {
-  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx), ...registryRoutes(ctx), ...telemetryRoutes(ctx), ...settingsRoutes(ctx), ...discoveryRoutes(ctx), ...priceRoutes(ctx)];
+  return [...authRoutes(ctx), ...serviceAccountRoutes(ctx), ...qualityRoutes(ctx), ...costRoutes(ctx), ...registryRoutes(ctx), ...telemetryRoutes(ctx), ...settingsRoutes(ctx), ...discoveryRoutes(ctx), ...priceRoutes(ctx), ...dashboardRoutes(ctx)];
 }
