@@ -5,7 +5,7 @@
 // A profile step replays every query once more on a bare chDB session for rows and bytes read.
 //
 //   npx tsx bench/dashboard-queries.ts --data-dir checks-10m [--iterations 40] [--max-seconds 15]
-//     [--warmup 3] [--skip-raw] [--skip-http] [--skip-profile]
+//     [--warmup 3] [--skip-raw] [--skip-http] [--skip-profile] [--only heatmap_30d,...] [--cpu-prof]
 //
 // Every measured row runs under the machine-wide benchmark lock. Target: view-backed p95 <= 100 ms.
 import { deepStrictEqual } from 'node:assert/strict';
@@ -22,6 +22,7 @@ import { dashboardQuestions, type Question } from './lib/dashboard-questions.ts'
 import { renderDashboardMarkdown, type DashboardReport, type ProfileRow, type Row } from './lib/dashboard-report.ts';
 import { withBenchLock } from './lib/lock.ts';
 import { describeMachine } from './lib/machine.ts';
+import { CpuWindow } from './lib/proc.ts';
 import { commandLine, percentiles, stamp, writeResults } from './lib/results.ts';
 import { createClient, startBenchService } from './lib/service-child.ts';
 
@@ -33,10 +34,12 @@ interface LoopOptions {
 
 const MIN_SAMPLES = 5;
 
-/** Warm-up calls, then timed calls until `iterations` or `maxSeconds` (at least 5 samples). */
-async function timeLoop(call: (i: number) => Promise<void>, o: LoopOptions): Promise<number[]> {
+/** Warm-up calls, then timed calls until `iterations` or `maxSeconds` (at least 5 samples).
+ * `cpu` (optional) brackets the timed calls, so a row can say how busy the machine was. */
+async function timeLoop(call: (i: number) => Promise<void>, o: LoopOptions, cpu?: CpuWindow): Promise<number[]> {
   for (let i = 0; i < o.warmup; i++) await call(i);
   const samples: number[] = [];
+  cpu?.start();
   const t0 = performance.now();
   for (let i = 0; i < o.iterations; i++) {
     const elapsedS = (performance.now() - t0) / 1000;
@@ -46,6 +49,7 @@ async function timeLoop(call: (i: number) => Promise<void>, o: LoopOptions): Pro
     await call(i);
     samples.push(performance.now() - t);
   }
+  cpu?.end();
   return samples;
 }
 
@@ -65,6 +69,18 @@ async function verify(questions: Question[], store: AnalyticsStore, db: Database
   return compared;
 }
 
+/** The embedded PostgreSQL's postmaster (its backends are not counted: a small share). */
+function pgPid(dataDir: string): number {
+  return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** Busy cores machine-wide in the window, and how many of them were not this benchmark's. */
+function busy(cpu: CpuWindow, pids: number[]): { machine_busy_cores: number; others_cores: number } {
+  const ours = pids.reduce((a, p) => a + cpu.cpuS(p), 0) / (cpu.wallS || 1);
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { machine_busy_cores: r(cpu.machineBusyCores), others_cores: r(Math.max(0, cpu.machineBusyCores - ours)) };
+}
+
 async function directPhase(dataDir: string, questions: Question[], o: LoopOptions, skipRaw: boolean) {
   const pg = await startEmbeddedPostgres(dataDir, quietLogger());
   const db = createDatabase(pg.url, { max: 2 });
@@ -82,13 +98,15 @@ async function directPhase(dataDir: string, questions: Question[], o: LoopOption
         : [['postgres', store]];
       for (const [variant, s] of variants) {
         let size = 0;
+        const pids = [process.pid, pgPid(dataDir)];
+        const cpu = new CpuWindow(pids);
         const samples = await withBenchLock(`${q.id} ${variant}`, () =>
           timeLoop(async (i) => {
             const answer = await q.direct({ store: s, db, now: new Date() }, i);
             size = Array.isArray(answer) ? answer.length : 1;
-          }, o),
+          }, o, cpu),
         );
-        rows.push({ question: q.id, label: q.label, via: 'store', variant, answer_rows: size, ...percentiles(samples) });
+        rows.push({ question: q.id, label: q.label, via: 'store', variant, answer_rows: size, ...percentiles(samples), ...busy(cpu, pids) });
         console.error(`[dashboard] store ${q.id} ${variant}: ${JSON.stringify(percentiles(samples))}`);
         if (q.analytics) {
           const into: RecordedQuery[] = [];
@@ -140,23 +158,26 @@ async function profilePhase(dataDir: string, recorded: Map<string, RecordedQuery
   return out;
 }
 
-async function httpPhase(dataDir: string, questions: Question[], o: LoopOptions): Promise<Row[]> {
+async function httpPhase(dataDir: string, questions: Question[], o: LoopOptions, cpuProfDir?: string): Promise<Row[]> {
   // --role api: the reads tier alone, so the workers' 30-second observation sync does not run
   // inside a measured window (it is part of the lag benchmark's background instead).
-  const service = await startBenchService(dataDir, {}, ['--role', 'api']);
+  const nodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const service = await startBenchService(dataDir, {}, ['--role', 'api'], nodeArgs);
   const client = createClient(service.baseUrl, service.token);
   const rows: Row[] = [];
   try {
     for (const q of questions) {
       let bytes = 0;
+      const pids = [process.pid, service.pid, pgPid(dataDir)];
+      const cpu = new CpuWindow(pids);
       const samples = await withBenchLock(`http ${q.id}`, () =>
         timeLoop(async (i) => {
           const r = await client.get(q.httpPath(i));
           if (r.status !== 200) throw new Error(`${q.httpPath(i)} answered ${r.status}: ${r.body.slice(0, 300)}`);
           bytes = r.body.length;
-        }, o),
+        }, o, cpu),
       );
-      rows.push({ question: q.id, label: q.label, via: 'http', variant: q.analytics ? 'views' : 'postgres', answer_bytes: bytes, ...percentiles(samples) });
+      rows.push({ question: q.id, label: q.label, via: 'http', variant: q.analytics ? 'views' : 'postgres', answer_bytes: bytes, ...percentiles(samples), ...busy(cpu, pids) });
       console.error(`[dashboard] http ${q.id}: ${JSON.stringify(percentiles(samples))}`);
     }
   } finally {
@@ -172,11 +193,15 @@ async function main(): Promise<void> {
   const o: LoopOptions = { iterations: flagNumber(flags, 'iterations', 40), maxSeconds: flagNumber(flags, 'max-seconds', 15), warmup: flagNumber(flags, 'warmup', 3) };
   const manifest = JSON.parse(readFileSync(path.join(dataDir, MANIFEST), 'utf8')) as Manifest;
   const machine = describeMachine();
-  const questions = dashboardQuestions(manifest.agents);
+  const only = flags.get('only')?.at(-1)?.split(',');
+  const questions = dashboardQuestions(manifest.agents).filter((q) => !only || only.includes(q.id));
+  // --cpu-prof: the service writes a V8 CPU profile of the HTTP phase (bench/results/*.cpuprofile
+  // is gitignored); summarise it with bench/lib/profile-summary.ts.
+  const cpuProfDir = flags.has('cpu-prof') ? path.join(ROOT, 'bench/results') : undefined;
 
   const direct = await directPhase(dataDir, questions, o, flags.has('skip-raw'));
   const profile = flags.has('skip-profile') ? [] : await profilePhase(dataDir, direct.recorded);
-  const http = flags.has('skip-http') ? [] : await httpPhase(dataDir, questions, o);
+  const http = flags.has('skip-http') ? [] : await httpPhase(dataDir, questions, o, cpuProfDir);
 
   const report: DashboardReport = {
     machine,

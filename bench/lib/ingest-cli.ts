@@ -1,12 +1,14 @@
 // Options every ingest benchmark takes, parsed once:
 //   --duration 10 --warmup 2      measured and warm-up seconds per row (together ≤ 20)
-//   --connections N               keep-alive connections (each scenario has its own default)
+//   --connections N               keep-alive connections of max rows (each scenario has its own default)
+//   --rate-connections N          connections of fixed-rate rows (default: twice --connections, at most 2000)
 //   --processes 1                 load processes
 //   --repeat 2                    runs of the whole series, to show run-to-run noise
 //   --quiet-cores 0.5 --quiet-wait 20   wait for a quieter machine before each row
 //   --profile auto|on|off         profile pass with --cpu-prof (auto: when a target is missed)
 //   --service-env K=V             extra service environment, repeatable (e.g. INGEST_BATCH_INTERVAL_MS=5)
 //   --out-dir bench/results
+//   --tag NAME                    appended to the results file name (experiments: ingest-signals-NAME-<date>)
 import path from 'node:path';
 import { flagNumber, flagString, parseFlags } from './args.ts';
 import type { RowSettings } from './ingest-measure.ts';
@@ -21,14 +23,18 @@ export interface IngestCli {
   serviceEnv: Record<string, string>;
   outDir: string;
   profileDir: string;
+  /** Results file base name: the scenario, plus --tag when given. */
+  name: string;
   flags: Map<string, string[]>;
 }
 
 export function parseIngestCli(script: string, defaultConnections: number, log: (m: string) => void): IngestCli {
   const argv = process.argv.slice(2);
   const flags = parseFlags(argv);
+  const connections = flagNumber(flags, 'connections', defaultConnections);
   const set: RowSettings = {
-    connections: flagNumber(flags, 'connections', defaultConnections),
+    connections,
+    rateConnections: flagNumber(flags, 'rate-connections', Math.min(2000, connections * 2)),
     processes: flagNumber(flags, 'processes', 1),
     warmupS: flagNumber(flags, 'warmup', 2),
     durationS: flagNumber(flags, 'duration', 10),
@@ -57,6 +63,7 @@ export function parseIngestCli(script: string, defaultConnections: number, log: 
     serviceEnv,
     outDir,
     profileDir: path.join(outDir, 'profiles'),
+    name: [script.replace(/\.ts$/, ''), flagString(flags, 'tag', '')].filter(Boolean).join('-'),
     flags,
   };
 }

@@ -32,6 +32,9 @@ export interface RowSpec {
 
 export interface RowSettings {
   connections: number;
+  /** Connections of fixed-rate rows: enough that the rate never waits for a free one even
+   * when acknowledgements take hundreds of ms (a fleet of agents is not a fixed pool). */
+  rateConnections: number;
   processes: number;
   warmupS: number;
   durationS: number;
@@ -52,7 +55,7 @@ export interface IngestRow {
   cpu_cores: Record<string, number>;
   /** Items divided by the CPU-seconds of all parties: the figure that survives a shared machine. */
   items_per_cpu_s: number;
-  /** The first party's CPU by thread group, in cores ("js-main" is what --cpu-prof sees). */
+  /** The first party's CPU by thread group, in cores ("main" is the JavaScript thread, what --cpu-prof sees). */
   threads: Record<string, number>;
   memory: Record<string, MemoryFigures>;
   machine_busy_cores: number;
@@ -88,7 +91,7 @@ export async function measureRow(parties: Party[], spec: RowSpec, set: RowSettin
         headers: spec.headers,
         mode: spec.mode,
         rate: spec.rate,
-        connections: spec.connections ?? set.connections,
+        connections: spec.connections ?? (spec.mode === 'rate' ? set.rateConnections : set.connections),
         processes: set.processes,
         warmupS: set.warmupS,
         durationS: set.durationS,

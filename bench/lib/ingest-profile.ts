@@ -2,7 +2,7 @@
 // under the same load as the measured rows (holding the bench lock like every row), a graceful
 // stop so V8 writes the profile, then the top self-time functions as Markdown next to it.
 // Profiling slows the service; the row measured here is only context, never a result.
-import { readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { measureRow, type IngestRow, type RowSettings, type RowSpec } from './ingest-measure.ts';
 import { freshDataDir, removeDataDir, serviceCommand, startService, type ServiceProcess } from './ingest-service.ts';
@@ -34,16 +34,26 @@ export async function profileRun(o: {
     await svc.stop();
     removeDataDir(dataDir);
   }
-  // V8 names the file CPU.<date>.<time>.<pid>.<tid>.<seq>.cpuprofile; take ours by pid and time.
-  const written = readdirSync(o.dir)
-    .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${svc.pid}.`))
-    .map((f) => path.join(o.dir, f))
+  const command = serviceCommand({ env: o.env, cpuProfDir: o.dir });
+  return { ...collectProfile(o.dir, svc.pid, t0, o.name, command), command, row };
+}
+
+/** Finds the main-thread profile `pid` wrote into `dir` since `t0`, names it `<name>-<date>`,
+ * and writes its summary next to it. */
+export function collectProfile(dir: string, pid: number, t0: number, name: string, command: string): { profile: string; summary: ProfileSummary; markdown: string } {
+  // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile. Thread 0 is the main
+  // thread; tsx's module-loader thread writes one too, which says nothing about ingest.
+  const written = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`))
+    .map((f) => path.join(dir, f))
     .filter((f) => statSync(f).mtimeMs >= t0);
-  if (written.length === 0) throw new Error(`no .cpuprofile from pid ${svc.pid} in ${o.dir}`);
-  const profile = path.join(o.dir, `${o.name}-${new Date().toISOString().slice(0, 10)}.cpuprofile`);
-  renameSync(written[0]!, profile);
+  const main = written.find((f) => path.basename(f).includes(`.${pid}.0.`));
+  if (!main) throw new Error(`no main-thread .cpuprofile from pid ${pid} in ${dir}`);
+  for (const f of written) if (f !== main) rmSync(f);
+  const profile = path.join(dir, `${name}-${new Date().toISOString().slice(0, 10)}.cpuprofile`);
+  renameSync(main, profile);
   const summary = summarise(profile, 25);
   const markdown = summaryMarkdown(summary);
-  writeFileSync(profile.replace(/\.cpuprofile$/, '.md'), `# CPU profile: ${o.name}\n\nService: \`${serviceCommand({ env: o.env, cpuProfDir: o.dir })}\`\n\n${markdown}\n`);
-  return { profile, command: serviceCommand({ env: o.env, cpuProfDir: o.dir }), summary, markdown, row };
+  writeFileSync(profile.replace(/\.cpuprofile$/, '.md'), `# CPU profile: ${name}\n\nProcess: \`${command}\`\n\n${markdown}\n`);
+  return { profile, summary, markdown };
 }

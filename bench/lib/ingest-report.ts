@@ -27,8 +27,16 @@ export interface IngestReport {
   notes: string[];
   /** Rows found in the store after the run, against the items acknowledged. */
   stored?: Record<string, unknown>;
-  /** The profile pass (bench/lib/ingest-profile.ts), when one ran. */
-  profile?: { file: string; command: string; markdown: string; row: IngestRow };
+  /** Profile passes (bench/lib/ingest-profile.ts), when any ran. */
+  profiles?: ReportProfile[];
+}
+
+export interface ReportProfile {
+  title: string;
+  file: string;
+  command: string;
+  markdown: string;
+  row: IngestRow;
 }
 
 export const SHARED_NOTE =
@@ -52,7 +60,7 @@ export function rowsTable(rows: IngestRow[]): string[] {
   ];
   for (const r of rows) {
     const l = r.load;
-    const load = l.mode === 'max' ? `max, ${l.connections} conn` : `${r.label}: ${f(l.target_rps ?? 0)} req/s`;
+    const load = l.mode === 'max' ? `max, ${l.connections} conn` : `${r.label}: ${f(l.target_rps ?? 0)} req/s, ${l.connections} conn`;
     const sustained = l.sustained === null ? '–' : l.sustained ? 'yes' : '**no**';
     const service = l.service_latency ? `${f(l.service_latency.p50_ms, 2)} / ${f(l.service_latency.p99_ms, 2)}` : '–';
     const mem = Object.entries(r.memory).map(([k, m]) => `${k} ${f(m.peak_rss_mib)} (${f(m.hwm_mib)})`).join(', ');
@@ -83,7 +91,7 @@ function threadsTable(rows: IngestRow[]): string[] {
   const withThreads = rows.filter((r) => r.load.mode === 'max' && Object.keys(r.threads).length > 1);
   if (!withThreads.length) return [];
   return [
-    'CPU of the first process of each max row by thread group, in cores. `js-main` is the JavaScript thread (what `--cpu-prof` sees); `Unknown` are libuv pool threads (chDB inserts and queries run there); `MergeMutate`, `ThreadPool`, `BgSchPool` are ClickHouse\'s own threads inside chDB; other `node` threads are V8 (GC, compiler).',
+    'CPU of the first process of each max row by thread group, in cores. `main` is the JavaScript thread (what `--cpu-prof` sees); `Unknown` are libuv pool threads (chDB inserts and queries run there); `MergeMutate`, `ThreadPool`, `BgSchPool` are ClickHouse\'s own threads inside chDB; other `node` threads are V8 (GC, compiler).',
     '',
     '| target | run | threads |',
     '|---|---:|---|',
@@ -91,7 +99,8 @@ function threadsTable(rows: IngestRow[]): string[] {
   ];
 }
 
-export function renderIngestReport(r: IngestReport): string {
+/** `rowsSection` replaces the table of HTTP rows (the OTLP report has rows of its own). */
+export function renderIngestReport(r: IngestReport, rowsSection?: string[]): string {
   const out = [
     `# ${r.title}, ${r.machine.date.slice(0, 10)}`,
     '',
@@ -118,9 +127,11 @@ export function renderIngestReport(r: IngestReport): string {
     '',
     '## Rows',
     '',
-    'Latency in ms; rate rows from the intended send time (coordinated-omission corrected), "service" from the actual send. CPU in cores (1.0 = one core busy for the whole window). items per CPU-s: items acknowledged divided by the CPU-seconds of every process listed under CPU.',
-    '',
-    ...rowsTable(r.rows),
+    ...(rowsSection ?? [
+      'Latency in ms; rate rows from the intended send time (coordinated-omission corrected), "service" from the actual send. CPU in cores (1.0 = one core busy for the whole window). items per CPU-s: items acknowledged divided by the CPU-seconds of every process listed under CPU.',
+      '',
+      ...rowsTable(r.rows),
+    ]),
     '',
   ];
   const spread = spreadTable(r.rows);
@@ -128,18 +139,18 @@ export function renderIngestReport(r: IngestReport): string {
   const threads = threadsTable(r.rows);
   if (threads.length) out.push('## Where the CPU goes', '', ...threads, '');
   if (r.stored) out.push('## Stored', '', '```json', JSON.stringify(r.stored, null, 2), '```', '');
-  if (r.profile) {
-    out.push('## CPU profile (JavaScript thread)', '', `Service: \`${r.profile.command}\`, same load as the max row, ${f(r.profile.row.items_per_s)} items/s while profiled.`, '', r.profile.markdown, '');
+  for (const p of r.profiles ?? []) {
+    out.push(`## CPU profile: ${p.title} (JavaScript thread)`, '', `Process: \`${p.command}\`, same load as the max row; ${f(p.row.items_per_s)} items/s while profiled (profiling slows it), ${kv(p.row.cpu_cores)} cores.`, '', p.markdown, '');
   }
   if (r.notes.length) out.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   return out.join('\n');
 }
 
-export function writeReport(dir: string, name: string, r: IngestReport): string {
+export function writeReport<R extends IngestReport>(dir: string, name: string, r: R, render: (r: R) => string = (x) => renderIngestReport(x)): string {
   mkdirSync(dir, { recursive: true });
   const base = path.join(dir, `${name}-${r.machine.date.slice(0, 10)}`);
   writeFileSync(`${base}.json`, JSON.stringify(r, null, 2) + '\n');
-  writeFileSync(`${base}.md`, renderIngestReport(r));
+  writeFileSync(`${base}.md`, render(r));
   return base;
 }
 

@@ -3,7 +3,7 @@
 // with the access log off. Also: the operator setup (service-account token), counters read
 // from the service's own PostgreSQL, and rows counted in chDB once the service has stopped.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -39,7 +39,10 @@ export function benchEnv(dataDir: string, extra: Record<string, string> = {}): R
 
 export function freshDataDir(label: string): string {
   mkdirSync(DATA_ROOT, { recursive: true });
-  return mkdtempSync(path.join(DATA_ROOT, `ingest-${label}-`));
+  const dir = mkdtempSync(path.join(DATA_ROOT, `ingest-${label}-`));
+  // mkdtemp makes it 0700; the embedded PostgreSQL runs as user "postgres" when we are root.
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 export function removeDataDir(dir: string): void {
@@ -128,7 +131,7 @@ export function setupInstance(dataDir: string): string {
 /** Registers bench-agent-0..n-1 (one signal each), so no measured request pays a first sighting. */
 export async function primeAgents(port: number, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
-    const body = { agent_id: `bench-agent-${i}`, job_id: `prime-${i}`, overall_passed: true, checks: [{ check_id: 'prime', severity: 'LOW', passed: true }] };
+    const body = { agent_id: `bench-agent-${i}`, job_id: `prime-${i}`, overall_passed: true, latency_ms: 1, checks: [{ check_id: 'prime', severity: 'LOW', passed: true }] };
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/jobs/prime-${i}/quality`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 202) throw new Error(`priming bench-agent-${i}: ${res.status} ${await res.text()}`);
   }

@@ -6,15 +6,17 @@
 // A --cpu-prof profile samples the JavaScript thread only: work on libuv pool threads (chDB
 // inserts) or ClickHouse's own threads never appears here; bench/lib/sampling.ts says how much
 // CPU those threads took.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagNumber, parseFlags } from './args.ts';
+import { TsxSourceMaps } from './tsx-source-map.ts';
 
 interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber: number;
 }
 interface ProfileNode {
   id: number;
@@ -68,6 +70,13 @@ export function summarise(file: string, top = 25): ProfileSummary {
     const id = prof.samples[i]!;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
   }
+  // Our .ts files ran through tsx, minified onto one line: map columns back to source lines.
+  const maps = new TsxSourceMaps(statSync(file).mtimeMs);
+  const line = (cf: CallFrame): string => {
+    const p = cf.url.startsWith('file://') ? fileURLToPath(cf.url) : cf.url;
+    if (!p.endsWith('.ts') || p.includes('node_modules')) return String(cf.lineNumber + 1);
+    return String(maps.originalLine(p, cf.lineNumber, cf.columnNumber) ?? `${cf.lineNumber + 1} col ${cf.columnNumber}`);
+  };
   const fns = new Map<string, { name: string; where: string; us: number }>();
   const areas = new Map<string, number>();
   let busyUs = 0;
@@ -77,8 +86,9 @@ export function summarise(file: string, top = 25): ProfileSummary {
     busyUs += us;
     const w = where(cf.url);
     const name = cf.functionName || '(anonymous)';
-    const key = `${name}\u0000${w}:${cf.lineNumber + 1}`;
-    const entry = fns.get(key) ?? { name, where: w ? `${w}:${cf.lineNumber + 1}` : '', us: 0 };
+    const at = w ? `${w}:${line(cf)}` : '';
+    const key = `${name}\u0000${at}`;
+    const entry = fns.get(key) ?? { name, where: at, us: 0 };
     entry.us += us;
     fns.set(key, entry);
     const area = w || name; // (program), (garbage collector) have no url

@@ -56,7 +56,7 @@ export class MemorySampler {
   }
 }
 
-/** CPU-seconds per thread group of one process: "js-main" (tid = pid), else the thread's name. */
+/** CPU-seconds per thread group of one process: "main" (tid = pid: the JavaScript thread of a Node process), else the thread's name. */
 export function threadCpuSeconds(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   let tids: string[];
@@ -68,7 +68,7 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
   for (const tid of tids) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'js-main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const s = (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
       out.set(name, (out.get(name) ?? 0) + s);

@@ -18,11 +18,14 @@ export interface BenchService extends Started {
   db: Database;
 }
 
-export async function startBenchService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<BenchService> {
+/** `nodeArgs` go to node itself (e.g. --cpu-prof, which NODE_OPTIONS does not accept). */
+export async function startBenchService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = [], nodeArgs: string[] = []): Promise<BenchService> {
   const s = await startServer({
     cmd: process.execPath,
-    args: ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'main.ts'), ...args],
-    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ACCESS_LOG: 'off', LOG_LEVEL: 'warn', ...env },
+    args: [...nodeArgs, '--import', import.meta.resolve('tsx'), path.join(ROOT, 'main.ts'), ...args],
+    // LOG_LEVEL error: on synthetic data the alerts worker warns once per degrading check at
+    // start (hundreds of lines), which pushed the "listening" line out of startServer's buffer.
+    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, ACCESS_LOG: 'off', LOG_LEVEL: 'error', ...env },
     readyLine: /listening on http:\/\/[\d.]+:(\d+)/,
     timeoutMs: 180_000,
   });
