@@ -262,6 +262,25 @@ describe.each(backends)('quality signals on $name', ({ name }) => {
     expect(await getHeatmap(store, { windowDays: 30, now: NOW })).toEqual(cellsFrom(records, '2025-02-19', day(20)));
   });
 
+  it('does not double checks when the signals come again in another batch after such a crash', async () => {
+    const records = dataset().slice(0, 12);
+    const checkRows = records.flatMap((r) =>
+      r.checks.map((c) => ({
+        signal_id: r.signal_id, agent_id: r.agent_id, job_id: r.job_id, check_id: c.check_id, severity: c.severity.toUpperCase(),
+        passed: c.passed, expected: c.expected ?? null, actual: c.actual ?? null, delta: c.delta ?? null,
+        received_at: new Date(r.received_at).toISOString().replace('T', ' ').replace('Z', ''),
+      })),
+    );
+    await store.insert('raw_check_results', checkRows, { dedupToken: batchToken('crashed', records.map((r) => r.signal_id)) });
+    // Embedded mode: the clients resend the events, which join other batches with other tokens.
+    const others = dataset().slice(12, 15);
+    expect(await insertSignals(store, [...records.slice(0, 6), ...others], 'retry-batch-1')).toBe(9);
+    expect(await insertSignals(store, records.slice(6), 'retry-batch-2')).toBe(6);
+    const all = [...records, ...others];
+    expect(await store.query('SELECT count() AS n FROM raw_check_results')).toEqual([{ n: all.reduce((n, r) => n + r.checks.length, 0) }]);
+    expect(await getHeatmap(store, { windowDays: 30, now: NOW })).toEqual(cellsFrom(all, '2025-02-19', day(20)));
+  });
+
   it('keeps check_results_per_day equal to the raw checks, before and after merges', async () => {
     await load(dataset());
     await insertSignals(store, dataset().slice(0, 40), 'extra');

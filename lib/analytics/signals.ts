@@ -56,11 +56,31 @@ export async function insertSignals(store: AnalyticsStore, signals: readonly Sig
   const times = fresh.map((s) => toDateTime64(s.received_at));
   // Checks first, the signal row last: the signal row is what the event-level check looks for,
   // so a crash between the two inserts leaves the signal "not stored" and the retry writes the
-  // checks again under the same token, which ClickHouse drops as a duplicate block.
-  const checks = fresh.flatMap((s, i) => checkRows(s, times[i]!));
+  // checks again under the same token, which ClickHouse drops as a duplicate block. A retry in
+  // another batch (embedded mode: a client resending the event) has another token, so checks
+  // already stored for these signals are looked up and not written twice.
+  const checked = await signalsWithStoredChecks(store, fresh.filter((s) => s.checks.length > 0));
+  const checks = fresh.flatMap((s, i) => (checked.has(s.signal_id.toLowerCase()) ? [] : checkRows(s, times[i]!)));
   if (checks.length > 0) await store.insert('raw_check_results', checks, { dedupToken: token });
   await store.insert('raw_signals', fresh.map((s, i) => signalRow(s, times[i]!)), { dedupToken: token });
   return fresh.length;
+}
+
+/**
+ * Which of these signals already have check rows. The lookup is bounded by the sort key
+ * (agent_id, received_at) of raw_check_results, so it reads a few granules, not the table.
+ */
+async function signalsWithStoredChecks(store: AnalyticsStore, signals: readonly SignalRecord[]): Promise<Set<string>> {
+  if (signals.length === 0) return new Set();
+  const sorted = signals.map((s) => toDateTime64(s.received_at)).sort();
+  const rows = await store.query<{ id: string }>(
+    `SELECT DISTINCT toString(signal_id) AS id FROM raw_check_results
+      WHERE agent_id IN {agents:Array(UUID)}
+        AND received_at BETWEEN {from:DateTime64(3, 'UTC')} AND {to:DateTime64(3, 'UTC')}
+        AND signal_id IN {ids:Array(UUID)}`,
+    { agents: [...new Set(signals.map((s) => s.agent_id))], from: sorted[0]!, to: sorted[sorted.length - 1]!, ids: signals.map((s) => s.signal_id) },
+  );
+  return new Set(rows.map((r) => r.id.toLowerCase()));
 }
 
 export interface SignalCheck {

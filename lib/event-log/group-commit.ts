@@ -18,6 +18,8 @@ export interface GroupCommitOptions {
 
 interface Waiter {
   events: readonly object[];
+  /** performance.now() when it was queued: a batch waits at most batchIntervalMs for its oldest event. */
+  queuedAt: number;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -51,10 +53,10 @@ export class GroupCommitLog implements EventLog {
     const queue = this.queue(kind);
     this.queuedEvents += events.length;
     return new Promise<void>((resolve, reject) => {
-      queue.waiters.push({ events, resolve, reject });
+      queue.waiters.push({ events, queuedAt: performance.now(), resolve, reject });
       queue.events += events.length;
       if (queue.events >= this.options.batchMaxEvents) this.flush(kind);
-      else queue.timer ??= setTimeout(() => this.flush(kind), this.options.batchIntervalMs);
+      else if (!queue.flushing) this.scheduleFlush(kind, queue);
     });
   }
 
@@ -100,8 +102,20 @@ export class GroupCommitLog implements EventLog {
       this.queuedEvents -= count;
       if (queue.waiters.length === 0) return;
       if (queue.events >= this.options.batchMaxEvents || this.stopping) this.flush(kind);
-      else queue.timer ??= setTimeout(() => this.flush(kind), this.options.batchIntervalMs);
+      else this.scheduleFlush(kind, queue);
     });
+  }
+
+  /**
+   * The next batch is written when its oldest event has waited batchIntervalMs: under load that
+   * is at once after the previous batch (events queued while it was written), so batches grow
+   * with the load instead of adding a fixed pause between writes.
+   */
+  private scheduleFlush(kind: EventKind, queue: KindQueue): void {
+    if (queue.timer) return;
+    const oldest = queue.waiters[0]!.queuedAt;
+    const wait = Math.max(0, oldest + this.options.batchIntervalMs - performance.now());
+    queue.timer = setTimeout(() => this.flush(kind), wait);
   }
 
   private async write(kind: EventKind, batch: Waiter[], count: number): Promise<void> {
