@@ -13,7 +13,7 @@ import { maxThenRates, measureRow, type IngestRow, type RowSpec } from './lib/in
 import { fmt, parseIngestCli } from './lib/ingest-cli.ts';
 import { profileRun } from './lib/ingest-profile.ts';
 import { all, renderIngestReport, SHARED_NOTE, writeReport, type IngestReport, type TargetCheck } from './lib/ingest-report.ts';
-import { freshDataDir, primeAgents, removeDataDir, ROOT, serviceCommand, startService, storedRows } from './lib/ingest-service.ts';
+import { freshDataDir, primeAgents, removeDataDir, ROOT, serviceCommand, startService, storedRows, revisionDuring, serviceRevision } from './lib/ingest-service.ts';
 import { describeMachine } from './lib/machine.ts';
 
 const log = (m: string) => console.error(`[ingest-batched] ${m}`);
@@ -107,6 +107,7 @@ function checks(rows: IngestRow[]): TargetCheck[] {
 
 async function main(): Promise<void> {
   const machine = describeMachine();
+  const revision = serviceRevision();
   const rows: IngestRow[] = [];
   const stored: Record<string, unknown> = {};
   for (let r = 1; r <= cli.repeat; r++) for (const c of cases()) rows.push(...(await runCase(c, r, stored)));
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
     machine,
     shared_machine_note: SHARED_NOTE,
     command: cli.command,
+    service_revision: revision,
     settings: { ...cli.set, rateConnections: undefined, singleConnections, singleRateConnections, repeat: cli.repeat },
     processes: { service: serviceCommand({ env: cli.serviceEnv }) },
     rows,
@@ -142,6 +144,7 @@ async function main(): Promise<void> {
     });
     report.profiles = [{ title: 'embedded, signals, JSON array, 1000/request', file: path.relative(ROOT, p.profile), command: p.command, markdown: p.markdown, row: p.row }];
   }
+  report.service_revision = revisionDuring(revision);
   const base = writeReport(cli.outDir, cli.name, report);
   log(`wrote ${base}.json and .md`);
   console.log(renderIngestReport(report));

@@ -24,7 +24,7 @@ import { createLogger } from '../lib/log.ts';
 import type { CostEventRecord, SignalRecord } from '../schemas/analytics-rows.ts';
 import type { SpanEvent } from '../schemas/telemetry.ts';
 import { flagNumber, flagString, parseFlags } from './lib/args.ts';
-import { freshDataDir, removeDataDir, ROOT } from './lib/ingest-service.ts';
+import { freshDataDir, removeDataDir, revisionDuring, ROOT, serviceRevision } from './lib/ingest-service.ts';
 import { withBenchLock } from './lib/lock.ts';
 import { describeMachine, machineMarkdown } from './lib/machine.ts';
 
@@ -79,6 +79,8 @@ interface SizeResult {
   cpu_us_per_event: number;
   /** Median ms of the dedup SELECT alone (signals and costs). */
   dedup_select_ms_p50: number | null;
+  /** CPU-ms of this process per dedup SELECT, mean (ClickHouse reads in parallel threads). */
+  dedup_select_cpu_ms: number | null;
   rows_in_table_before: number;
 }
 
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
   const grow = Math.min(2_000_000, flagNumber(flags, 'grow', 500_000));
   if (sizes.some((n) => !(n >= 1 && n <= 10_000))) throw new Error('sizes must be 1..10000');
   const machine = describeMachine();
+  const started = serviceRevision();
   const dataDir = freshDataDir('commit-cost');
   const store = createAnalyticsStore({ dataDir, database: 'agent_ops', logger: createLogger('warn') });
   const results: SizeResult[] = [];
@@ -110,13 +113,16 @@ async function main(): Promise<void> {
       const wall: number[] = [];
       const selects: number[] = [];
       let cpu = 0;
+      let selectCpu = 0;
       for (let b = 0; b < batches; b++) {
         const events = Array.from({ length: n }, MAKERS[kind]);
         if (kind !== 'spans') {
           const ids = events.map((e) => (kind === 'signals' ? (e as SignalRecord).signal_id : (e as CostEventRecord).event_id));
+          const c = cpuMs();
           const t = performance.now();
           await existingIds(store, table as 'raw_signals' | 'raw_cost_events', kind === 'signals' ? 'signal_id' : 'event_id', ids);
           selects.push(performance.now() - t);
+          selectCpu += cpuMs() - c;
         }
         const c0 = cpuMs();
         const t0 = performance.now();
@@ -126,7 +132,7 @@ async function main(): Promise<void> {
       }
       const res: SizeResult = {
         kind, phase, events_per_batch: n, batches, batch_ms_p50: r(median(wall)), batch_cpu_ms: r(cpu / batches), cpu_us_per_event: r((cpu * 1000) / (batches * n), 1),
-        dedup_select_ms_p50: selects.length ? r(median(selects)) : null, rows_in_table_before: c,
+        dedup_select_ms_p50: selects.length ? r(median(selects)) : null, dedup_select_cpu_ms: selects.length ? r(selectCpu / batches) : null, rows_in_table_before: c,
       };
       results.push(res);
       console.error(`[commit-cost] ${kind} ×${n} (${phase}, ${c} rows): ${res.batch_ms_p50} ms/batch, ${res.cpu_us_per_event} µs CPU/event, select ${res.dedup_select_ms_p50} ms`);
@@ -136,7 +142,7 @@ async function main(): Promise<void> {
         for (const n of sizes) await sweep(kind, n, 'fresh table');
         // Then the table a service has after a while: the dedup SELECT reads every part's index.
         for (let added = 0; added < grow; added += 10_000) await load(kind, Array.from({ length: 10_000 }, MAKERS[kind]), `grow:${randomUUID()}`);
-        if (grow > 0) for (const n of [100, 1000]) await sweep(kind, n, `after +${grow.toLocaleString('en-US')} rows`);
+        if (grow > 0) for (const n of [1, 100, 1000]) await sweep(kind, n, `after +${grow.toLocaleString('en-US')} rows`);
       }
     });
   } finally {
@@ -144,20 +150,21 @@ async function main(): Promise<void> {
     removeDataDir(dataDir);
   }
   const command = `npx tsx bench/ingest-commit-cost.ts ${process.argv.slice(2).join(' ')}`.trim();
+  const revision = revisionDuring(started);
   const md = [
     `# Group-commit batch cost in chDB, ${machine.date.slice(0, 10)}`,
-    '', '## Machine', machineMarkdown(machine), '- Shared with other engineers; ran holding /tmp/aor-bench.lock.', '',
+    '', '## Machine', machineMarkdown(machine), '- Shared with other engineers; ran holding /tmp/aor-bench.lock.', `- Service code: ${revision}`, '',
     '## Command', '```', command, '```', '',
     'One call of the embedded loader per batch (dedup SELECT, then the inserts with their materialized views), timed alone, nothing else running in this process. CPU is this process\'s, chDB threads included. The dedup SELECT column times the same query once more on its own, before the batch.', '',
-    '| kind | table | events per batch | batches | ms per batch (p50) | CPU-ms per batch | CPU µs per event | dedup SELECT ms (p50) | rows in table before |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...results.map((x) => `| ${x.kind} | ${x.phase} | ${x.events_per_batch} | ${x.batches} | ${x.batch_ms_p50} | ${x.batch_cpu_ms} | ${x.cpu_us_per_event} | ${x.dedup_select_ms_p50 ?? '–'} | ${x.rows_in_table_before.toLocaleString('en-US')} |`),
+    '| kind | table | events per batch | batches | ms per batch (p50) | CPU-ms per batch | CPU µs per event | dedup SELECT ms (p50) | dedup SELECT CPU-ms | rows in table before |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.map((x) => `| ${x.kind} | ${x.phase} | ${x.events_per_batch} | ${x.batches} | ${x.batch_ms_p50} | ${x.batch_cpu_ms} | ${x.cpu_us_per_event} | ${x.dedup_select_ms_p50 ?? '–'} | ${x.dedup_select_cpu_ms ?? '–'} | ${x.rows_in_table_before.toLocaleString('en-US')} |`),
     '',
   ].join('\n');
   const outDir = path.join(ROOT, 'bench/results');
   mkdirSync(outDir, { recursive: true });
   const base = path.join(outDir, `ingest-commit-cost-${machine.date.slice(0, 10)}`);
-  writeFileSync(`${base}.json`, JSON.stringify({ machine, command, results }, null, 2) + '\n');
+  writeFileSync(`${base}.json`, JSON.stringify({ machine, command, service_revision: revision, results }, null, 2) + '\n');
   writeFileSync(`${base}.md`, md);
   console.log(md);
 }

@@ -16,7 +16,7 @@ import { maxThenRates, measureRow, type IngestRow, type Party } from './lib/inge
 import { fmt, parseIngestCli } from './lib/ingest-cli.ts';
 import { collectProfile, profileRun } from './lib/ingest-profile.ts';
 import { all, renderIngestReport, SHARED_NOTE, writeReport, type IngestReport, type ReportProfile, type TargetCheck } from './lib/ingest-report.ts';
-import { freshDataDir, primeAgents, removeDataDir, ROOT, serviceCommand, startService, storedRows } from './lib/ingest-service.ts';
+import { freshDataDir, primeAgents, removeDataDir, ROOT, serviceCommand, startService, storedRows, revisionDuring, serviceRevision } from './lib/ingest-service.ts';
 import { drain, ingestCounters, startBroker, startKafkaDeployment, type Broker, type KafkaDeployment } from './lib/kafka-bench.ts';
 import { describeMachine } from './lib/machine.ts';
 import { startServer, tsServer } from './lib/server.ts';
@@ -103,6 +103,7 @@ function checks(rows: IngestRow[], target: string): TargetCheck[] {
 
 async function main(): Promise<void> {
   const machine = describeMachine();
+  const revision = serviceRevision();
   const only = new Set(flagString(cli.flags, 'only', 'uws,embedded,kafka').split(','));
   const kafkaMode = only.has('kafka') ? flagString(cli.flags, 'kafka', 'auto') : 'off';
   const rows: IngestRow[] = [];
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
     machine,
     shared_machine_note: SHARED_NOTE,
     command: cli.command,
+    service_revision: revision,
     settings: { ...cli.set, log: undefined, repeat: cli.repeat, path: PATH, body: 'bench/load/bodies/quality-signal.json' },
     processes: {
       'bare-uws': 'node --import tsx bench/baselines/bare-uws.ts 0',
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
   } finally {
     await broker?.stop();
   }
+  report.service_revision = revisionDuring(revision);
   const base = writeReport(cli.outDir, cli.name, report);
   log(`wrote ${base}.json and .md`);
   console.log(renderIngestReport(report));

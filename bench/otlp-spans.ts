@@ -19,7 +19,7 @@ import { fmt, parseIngestCli } from './lib/ingest-cli.ts';
 import type { IngestRow } from './lib/ingest-measure.ts';
 import { profileRun } from './lib/ingest-profile.ts';
 import { SHARED_NOTE, writeReport, type IngestReport, type TargetCheck } from './lib/ingest-report.ts';
-import { freshDataDir, removeDataDir, ROOT, serviceCommand, setupInstance, startService, storedRows, telemetryCounters } from './lib/ingest-service.ts';
+import { freshDataDir, removeDataDir, ROOT, serviceCommand, setupInstance, startService, storedRows, telemetryCounters, revisionDuring, serviceRevision } from './lib/ingest-service.ts';
 import { describeMachine } from './lib/machine.ts';
 import { acceptedSpans, startCollector } from './lib/otelcol.ts';
 import { otlpJsonRow, telemetrygenRow, type SpanRow } from './lib/otlp-measure.ts';
@@ -92,6 +92,7 @@ function checks(rows: SpanRow[]): TargetCheck[] {
 
 async function main(): Promise<void> {
   const machine = describeMachine();
+  const revision = serviceRevision();
   const rows: SpanRow[] = [];
   const stored: Record<string, unknown> = {};
   for (let r = 1; r <= cli.repeat; r++) {
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     machine,
     shared_machine_note: SHARED_NOTE,
     command: cli.command,
+    service_revision: revision,
     settings: { ...cli.set, rateConnections: undefined, repeat: cli.repeat, spansPerRequest: SPANS_PER_REQUEST },
     processes: {
       collector: '.cache/bin/otelcol-bench --config bench/otelcol/config.yaml (OTLP/HTTP receiver, nop exporter, v0.162.0)',
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
     });
     report.profiles = [{ title: 'embedded, OTLP/HTTP JSON, 100 spans/request', file: path.relative(ROOT, p.profile), command: p.command, markdown: p.markdown, row: p.row as IngestRow }];
   }
+  report.service_revision = revisionDuring(revision);
   const base = writeReport(cli.outDir, cli.name, report, renderSpanReport);
   log(`wrote ${base}.json and .md`);
   console.log(renderSpanReport(report));

@@ -19,6 +19,8 @@ export interface IngestReport {
   machine: MachineInfo;
   shared_machine_note: string;
   command: string;
+  /** Commit of the service measured (bench/lib/ingest-service.ts serviceRevision). */
+  service_revision: string;
   settings: Record<string, unknown>;
   /** How each measured process was started. */
   processes: Record<string, string>;
@@ -107,6 +109,7 @@ export function renderIngestReport(r: IngestReport, rowsSection?: string[]): str
     '## Machine',
     machineMarkdown(r.machine),
     `- ${r.shared_machine_note}`,
+    `- Service code: ${r.service_revision}`,
     '',
     '## Command',
     '```',

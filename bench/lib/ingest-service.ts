@@ -161,4 +161,20 @@ export function storedRows(dataDir: string, tables: string[]): Record<string, nu
   return JSON.parse(r.stdout) as Record<string, number>;
 }
 
+/** The service code measured: the last commit of its files, plus a note when they differ from it. */
+export function serviceRevision(): string {
+  const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const paths = ['--', 'main.ts', 'service.ts', 'lib', 'ingest', 'api', 'workers', 'schemas', 'clickhouse'];
+  // The last commit that touched the service, so commits of docs or results do not count.
+  const commit = git(['log', '-1', '--format=%h', ...paths]) || 'unknown';
+  const dirty = git(['status', '--porcelain', ...paths]);
+  return dirty ? `${commit} + uncommitted changes in ${dirty.split('\n').length} service file(s)` : commit;
+}
+
+/** Revision at the start of a run, and a warning when it differs at the end. */
+export function revisionDuring(start: string): string {
+  const end = serviceRevision();
+  return end === start ? start : `${start} at the start, ${end} at the end: the service changed during the run`;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
