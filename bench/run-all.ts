@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 // Scenarios against the service itself join this list once the service exists (issue 7).
 const SUITES = ['baselines.ts', 'ingest-signals.ts', 'ingest-batched.ts', 'otlp-spans.ts', 'query-suite.ts'];
 // ingest-signals.ts, ingest-batched.ts, otlp-spans.ts: ingest throughput, ack latency, CPU and
-// memory of the service against bare uWS and the Collector (about 6, 4 and 3 min at defaults).
+// memory of the service against bare uWS and the Collector (about 5, 4 and 3 min at defaults).
 // query-suite.ts: dashboard queries on 10M check results and ingest-to-queryable lag (it
 // generates its data under .cache/bench-data and deletes it after); see docs/benchmarks.md.
 
