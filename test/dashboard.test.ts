@@ -308,6 +308,10 @@ it('shows spend totals, the daily trend and departments against budgets as the A
 it('shows the telemetry connection status', async () => {
   const status = await api('/api/v1/otel/status');
   expect(status.status).toBe('RECEIVING');
+  // The page read the status when it loaded, which may have been before ingest recorded the
+  // arrival (recorded at most once a second): reload and wait for the section to show it.
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#telemetry-state .badge')?.textContent === 'RECEIVING', undefined, { timeout: 10_000 });
   expect(await page.locator('#telemetry-state .badge').textContent()).toBe('RECEIVING');
   expect(Number(await tile('spans-24h').textContent())).toBe(status.spans_last_24h);
 });
