@@ -10,6 +10,7 @@ import { startEmbeddedPostgres } from './lib/postgres/embedded.ts';
 import { migrate } from './lib/postgres/migrate.ts';
 import { readJwtSecret } from './lib/instance-settings.ts';
 import { createAnalyticsStore, type AnalyticsStore } from './lib/analytics/store.ts';
+import { repairDailyViews } from './lib/analytics/view-repair.ts';
 import { applySpanRetention } from './lib/analytics/spans-retention.ts';
 import { GroupCommitLog } from './lib/event-log/group-commit.ts';
 import { KafkaEventLog } from './lib/event-log/kafka-log.ts';
@@ -64,6 +65,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await store.start();
       stops.push(() => store.stop());
       await applySpanRetention(store, config.spanRetentionDays, logger);
+      // A process that loads the store first puts back view rows a crash may have cut off.
+      if (config.roles.has('workers') || (config.roles.has('ingest') && !config.kafkaBrokers)) await repairDailyViews(store, logger);
       checks.push({ name: 'analytics', check: async () => ({ up: await store.ping(), details: { backend: store.backend } }) });
       analytics = store;
     }
