@@ -1,7 +1,7 @@
 // Quality signals: loading (raw_signals + raw_check_results, which feeds check_results_per_day)
 // and the per-agent signals list.
 import type { CheckRecord, SignalRecord } from '../../schemas/analytics-rows.ts';
-import { batchToken, existingIds, uniqueById } from './dedup.ts';
+import { batchToken, uniqueById } from './dedup.ts';
 import type { AnalyticsStore } from './store.ts';
 import { fromDateTime64, toDateTime64 } from './time.ts';
 
@@ -49,7 +49,7 @@ function signalRow(signal: SignalRecord, receivedAt: string) {
  */
 export async function insertSignals(store: AnalyticsStore, signals: readonly SignalRecord[], dedupToken: string): Promise<number> {
   const unique = uniqueById(signals, (s) => s.signal_id);
-  const stored = await existingIds(store, 'raw_signals', 'signal_id', unique.map((s) => s.signal_id));
+  const stored = await storedSignalIds(store, unique);
   const fresh = unique.filter((s) => !stored.has(s.signal_id.toLowerCase()));
   if (fresh.length === 0) return 0;
   const token = batchToken(dedupToken, fresh.map((s) => s.signal_id));
@@ -64,6 +64,24 @@ export async function insertSignals(store: AnalyticsStore, signals: readonly Sig
   if (checks.length > 0) await store.insert('raw_check_results', checks, { dedupToken: token });
   await store.insert('raw_signals', fresh.map((s, i) => signalRow(s, times[i]!)), { dedupToken: token });
   return fresh.length;
+}
+
+/**
+ * Which of these signals are stored already. Bounded by raw_signals' sort key (agent_id,
+ * received_at), so the lookup reads the granules of these agents and times, not the whole
+ * table: its cost no longer grows with the history.
+ */
+async function storedSignalIds(store: AnalyticsStore, signals: readonly SignalRecord[]): Promise<Set<string>> {
+  if (signals.length === 0) return new Set();
+  const times = signals.map((s) => toDateTime64(s.received_at)).sort();
+  const rows = await store.query<{ id: string }>(
+    `SELECT DISTINCT toString(signal_id) AS id FROM raw_signals
+      WHERE agent_id IN {agents:Array(UUID)}
+        AND received_at BETWEEN {from:DateTime64(3, 'UTC')} AND {to:DateTime64(3, 'UTC')}
+        AND signal_id IN {ids:Array(UUID)}`,
+    { agents: [...new Set(signals.map((s) => s.agent_id))], from: times[0]!, to: times[times.length - 1]!, ids: signals.map((s) => s.signal_id) },
+  );
+  return new Set(rows.map((r) => r.id.toLowerCase()));
 }
 
 /**
